@@ -1,0 +1,1 @@
+//! ecs-archetype backend.

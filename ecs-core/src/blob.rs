@@ -1,0 +1,439 @@
+//! `BlobVec`: a growable array of values whose type is known only by layout and drop function.
+//!
+//! This is the untyped bottom layer both backends build on: an archetype column and a sparse
+//! set's dense data are each one `BlobVec`. It knows nothing of entities or rows; the layers
+//! above keep those parallel to it.
+//!
+//! The buffer is a raw allocation (never a `Vec<u8>`), so pointers handed out from `&self` may
+//! be written through by queries holding `&mut World` without violating aliasing rules:
+//! the bytes are not behind the `&BlobVec` borrow.
+
+use std::alloc::{self, Layout};
+use std::ptr::NonNull;
+
+use crate::component::{ComponentInfo, DropFn};
+
+/// A type-erased `Vec`.
+///
+/// # Invariants
+/// * `item.size()` is a multiple of `item.align()` (the layout is padded on construction).
+/// * If `item.size() == 0` or `cap == 0`, `ptr` is dangling but aligned to `item.align()`
+///   and nothing is allocated; zero-sized items report `cap == usize::MAX`.
+/// * Otherwise `ptr` was allocated with `array_layout(item, cap)` by the global allocator.
+/// * Items `0..len` are initialised values of the component; `len <= cap`.
+pub struct BlobVec {
+    item: Layout,
+    drop: Option<DropFn>,
+    ptr: NonNull<u8>,
+    len: usize,
+    cap: usize,
+}
+
+// SAFETY: a BlobVec only ever holds values of `Component` types (Send + Sync) or run-time
+// components whose registration promised the same; it has no shared interior state.
+unsafe impl Send for BlobVec {}
+// SAFETY: as above; `&BlobVec` only reads the header fields.
+unsafe impl Sync for BlobVec {}
+
+impl BlobVec {
+    /// An empty array of items with this layout and drop function.
+    pub fn new(item: Layout, drop: Option<DropFn>) -> BlobVec {
+        let item = item.pad_to_align();
+        BlobVec {
+            item,
+            drop,
+            ptr: dangling(item.align()),
+            len: 0,
+            cap: if item.size() == 0 { usize::MAX } else { 0 },
+        }
+    }
+
+    /// An empty array for a registered component.
+    pub fn for_component(info: &ComponentInfo) -> BlobVec {
+        BlobVec::new(info.layout(), info.drop_fn())
+    }
+
+    /// Number of initialised items.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when no item is stored.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Items that fit without reallocating.
+    #[inline]
+    pub fn capacity(&self) -> usize {
+        self.cap
+    }
+
+    /// The (padded) layout of one item.
+    #[inline]
+    pub fn item_layout(&self) -> Layout {
+        self.item
+    }
+
+    /// Heap bytes owned by the array.
+    pub fn memory_usage(&self) -> usize {
+        if self.item.size() == 0 {
+            0
+        } else {
+            self.cap * self.item.size()
+        }
+    }
+
+    /// Pointer to item 0 (dangling when empty); item `i` is at `i * item_layout().size()`.
+    #[inline]
+    pub fn base_ptr(&self) -> NonNull<u8> {
+        self.ptr
+    }
+
+    /// Pointer to item `index`.
+    ///
+    /// # Safety
+    /// `index < self.len()`, or `index <= self.len()` if the pointer is only used to write a
+    /// new item within capacity.
+    #[inline]
+    pub unsafe fn get_unchecked(&self, index: usize) -> NonNull<u8> {
+        debug_assert!(index <= self.len && (index < self.cap || self.item.size() == 0));
+        // SAFETY: the caller keeps `index` within the allocation, so the offset stays in bounds.
+        unsafe { self.ptr.add(index * self.item.size()) }
+    }
+
+    /// Makes room for `additional` more items.
+    pub fn reserve(&mut self, additional: usize) {
+        let needed = self.len.checked_add(additional).expect("capacity overflow");
+        if needed > self.cap {
+            self.grow_to(needed.max(self.cap.saturating_mul(2)).max(4));
+        }
+    }
+
+    /// Makes room for exactly `additional` more items (no doubling).
+    pub fn reserve_exact(&mut self, additional: usize) {
+        let needed = self.len.checked_add(additional).expect("capacity overflow");
+        if needed > self.cap {
+            self.grow_to(needed);
+        }
+    }
+
+    #[cold]
+    fn grow_to(&mut self, new_cap: usize) {
+        debug_assert!(self.item.size() != 0 && new_cap > self.cap);
+        let new_layout = array_layout(self.item, new_cap);
+        let new_ptr = if self.cap == 0 {
+            // SAFETY: `new_layout` has non-zero size (item size > 0, new_cap > 0).
+            unsafe { alloc::alloc(new_layout) }
+        } else {
+            // SAFETY: `ptr` was allocated with `array_layout(item, cap)` (type invariant) and
+            // the new size is non-zero and fits `isize` (checked by `array_layout`).
+            unsafe {
+                alloc::realloc(
+                    self.ptr.as_ptr(),
+                    array_layout(self.item, self.cap),
+                    new_layout.size(),
+                )
+            }
+        };
+        // Only publish the new buffer once it exists: on failure nothing has changed.
+        self.ptr = NonNull::new(new_ptr).unwrap_or_else(|| alloc::handle_alloc_error(new_layout));
+        self.cap = new_cap;
+    }
+
+    /// Appends an item by copying its bytes from `src`, taking ownership of the value.
+    ///
+    /// # Safety
+    /// `src` points to an initialised value of this array's component, which the caller must
+    /// not use or drop afterwards; it does not overlap this array's buffer.
+    #[inline]
+    pub unsafe fn push_from(&mut self, src: NonNull<u8>) {
+        self.reserve(1);
+        // SAFETY: `reserve` made `len < cap`, so slot `len` is writable.
+        let dst = unsafe { self.get_unchecked(self.len) };
+        // SAFETY: `src` is a valid item (caller) and `dst` a writable slot; they do not overlap.
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst.as_ptr(), self.item.size()) };
+        self.len += 1;
+    }
+
+    /// Appends a typed value.
+    ///
+    /// # Safety
+    /// `T` must be the type this array was created for.
+    #[inline]
+    pub unsafe fn push<T>(&mut self, value: T) {
+        debug_assert_eq!(Layout::new::<T>().pad_to_align(), self.item);
+        self.reserve(1);
+        // SAFETY: slot `len` is within capacity and `T` is the item type (caller).
+        unsafe { self.get_unchecked(self.len).cast::<T>().write(value) };
+        self.len += 1;
+    }
+
+    /// Removes item `index` without dropping it, moving the last item into its place.
+    /// Used once the value has been moved out (to another column or to the caller).
+    ///
+    /// # Safety
+    /// `index < self.len()`; the value at `index` has already been moved out.
+    #[inline]
+    pub unsafe fn swap_remove_forget_unchecked(&mut self, index: usize) {
+        debug_assert!(index < self.len);
+        self.len -= 1;
+        if index != self.len {
+            // SAFETY: both indices are below the old length, so both slots are in bounds and
+            // distinct; the last item is moved into the vacated slot.
+            unsafe {
+                let last = self.get_unchecked(self.len);
+                let hole = self.get_unchecked(index);
+                std::ptr::copy_nonoverlapping(last.as_ptr(), hole.as_ptr(), self.item.size());
+            }
+        }
+    }
+
+    /// Moves item `index` into `dst` and fills the hole with the last item.
+    ///
+    /// # Safety
+    /// `index < self.len()`; `dst` is valid for writing one item and does not overlap the buffer.
+    #[inline]
+    pub unsafe fn swap_remove_into_unchecked(&mut self, index: usize, dst: NonNull<u8>) {
+        // SAFETY: `index < len` (caller), `dst` is a writable, disjoint slot (caller).
+        unsafe {
+            let src = self.get_unchecked(index);
+            std::ptr::copy_nonoverlapping(src.as_ptr(), dst.as_ptr(), self.item.size());
+            self.swap_remove_forget_unchecked(index);
+        }
+    }
+
+    /// Drops item `index` and fills the hole with the last item.
+    ///
+    /// The array is consistent even if the drop panics: the length is lowered before the drop
+    /// runs and a guard moves the last item into the hole while the panic unwinds.
+    ///
+    /// # Safety
+    /// `index < self.len()`.
+    pub unsafe fn swap_remove_and_drop_unchecked(&mut self, index: usize) {
+        debug_assert!(index < self.len);
+        let Some(drop) = self.drop else {
+            // SAFETY: `index < len` (caller); the value needs no drop, so forgetting it is fine.
+            unsafe { self.swap_remove_forget_unchecked(index) };
+            return;
+        };
+        struct FillHole<'a> {
+            vec: &'a mut BlobVec,
+            index: usize,
+        }
+        impl Drop for FillHole<'_> {
+            fn drop(&mut self) {
+                let (vec, index) = (&mut *self.vec, self.index);
+                if index != vec.len {
+                    // SAFETY: `len` was lowered, so slot `len` is the old last item and
+                    // `index < len` is a distinct slot whose value has just been dropped.
+                    unsafe {
+                        let last = vec.get_unchecked(vec.len);
+                        let hole = vec.get_unchecked(index);
+                        std::ptr::copy_nonoverlapping(
+                            last.as_ptr(),
+                            hole.as_ptr(),
+                            vec.item.size(),
+                        );
+                    }
+                }
+            }
+        }
+        self.len -= 1;
+        let guard = FillHole { vec: self, index };
+        // SAFETY: item `index` was initialised (it was below the old length) and is no longer
+        // counted in `len`, so it is dropped exactly once.
+        unsafe { drop(guard.vec.get_unchecked(index).as_ptr()) };
+    }
+
+    /// Drops every item. If a drop panics the remaining items are still dropped and the array
+    /// is left empty (the length is cleared before any drop runs).
+    pub fn clear(&mut self) {
+        let len = std::mem::replace(&mut self.len, 0);
+        let Some(drop) = self.drop else { return };
+        let (ptr, size) = (self.ptr, self.item.size());
+        crate::unwind::for_each_completing(0..len, |i| {
+            // SAFETY: items `0..len` were initialised and, with `len` already 0, are dropped
+            // here exactly once.
+            unsafe { drop(ptr.add(i * size).as_ptr()) }
+        });
+    }
+}
+
+impl Drop for BlobVec {
+    fn drop(&mut self) {
+        struct Dealloc<'a>(&'a mut BlobVec);
+        impl Drop for Dealloc<'_> {
+            fn drop(&mut self) {
+                let v = &mut *self.0;
+                if v.item.size() != 0 && v.cap != 0 {
+                    // SAFETY: `ptr` was allocated with this layout (type invariant).
+                    unsafe { alloc::dealloc(v.ptr.as_ptr(), array_layout(v.item, v.cap)) };
+                }
+            }
+        }
+        // Free the buffer even if an item's drop panics.
+        let guard = Dealloc(self);
+        guard.0.clear();
+    }
+}
+
+impl std::fmt::Debug for BlobVec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BlobVec")
+            .field("item", &self.item)
+            .field("len", &self.len)
+            .field("cap", &self.cap)
+            .finish()
+    }
+}
+
+/// A dangling pointer with the given alignment (what a zero-sized or empty buffer uses).
+#[inline]
+pub fn dangling(align: usize) -> NonNull<u8> {
+    // SAFETY: `Layout` guarantees a power-of-two alignment, which is never zero. Using
+    // `without_provenance` keeps the pointer valid for zero-sized accesses only.
+    unsafe { NonNull::new_unchecked(std::ptr::without_provenance_mut(align)) }
+}
+
+/// The layout of `n` items.
+///
+/// # Panics
+/// If the array would exceed `isize::MAX` bytes.
+fn array_layout(item: Layout, n: usize) -> Layout {
+    let size = item.size().checked_mul(n).expect("capacity overflow");
+    Layout::from_size_align(size, item.align()).expect("capacity overflow")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    use std::rc::Rc;
+
+    unsafe fn drop_rc(ptr: *mut u8) {
+        // SAFETY: test arrays only hold `Rc<Cell<u32>>` values.
+        unsafe { std::ptr::drop_in_place(ptr.cast::<Rc<Cell<u32>>>()) }
+    }
+
+    fn rc_vec() -> BlobVec {
+        BlobVec::new(Layout::new::<Rc<Cell<u32>>>(), Some(drop_rc))
+    }
+
+    #[test]
+    fn push_get_swap_remove() {
+        let mut v = BlobVec::new(Layout::new::<u64>(), None);
+        for i in 0..100u64 {
+            // SAFETY: the array holds u64.
+            unsafe { v.push(i) };
+        }
+        // SAFETY: index 10 < len; the array holds u64.
+        unsafe {
+            v.swap_remove_and_drop_unchecked(10);
+            assert_eq!(*v.get_unchecked(10).cast::<u64>().as_ptr(), 99);
+        }
+        let mut out = 0u64;
+        // SAFETY: index 0 < len; `out` is a disjoint u64 slot.
+        unsafe { v.swap_remove_into_unchecked(0, NonNull::from(&mut out).cast()) };
+        assert_eq!((out, v.len()), (0, 98));
+    }
+
+    #[test]
+    fn drops_each_value_once() {
+        let counter = Rc::new(Cell::new(0));
+        let mut v = rc_vec();
+        for _ in 0..10 {
+            // SAFETY: the array holds Rc<Cell<u32>>.
+            unsafe { v.push(counter.clone()) };
+        }
+        assert_eq!(Rc::strong_count(&counter), 11);
+        // SAFETY: 3 < len.
+        unsafe { v.swap_remove_and_drop_unchecked(3) };
+        assert_eq!(Rc::strong_count(&counter), 10);
+        drop(v);
+        assert_eq!(Rc::strong_count(&counter), 1);
+    }
+
+    struct PanicOnDrop(bool, Rc<Cell<u32>>);
+    impl Drop for PanicOnDrop {
+        fn drop(&mut self) {
+            self.1.set(self.1.get() + 1);
+            if self.0 {
+                panic!("drop panicked");
+            }
+        }
+    }
+    unsafe fn drop_pod(ptr: *mut u8) {
+        // SAFETY: test arrays only hold PanicOnDrop values.
+        unsafe { std::ptr::drop_in_place(ptr.cast::<PanicOnDrop>()) }
+    }
+
+    #[test]
+    fn panicking_drop_leaves_array_consistent() {
+        let drops = Rc::new(Cell::new(0));
+        let mut v = BlobVec::new(Layout::new::<PanicOnDrop>(), Some(drop_pod));
+        for i in 0..4 {
+            // SAFETY: the array holds PanicOnDrop.
+            unsafe { v.push(PanicOnDrop(i == 1, drops.clone())) };
+        }
+        // SAFETY: 1 < len.
+        let r = catch_unwind(AssertUnwindSafe(|| unsafe {
+            v.swap_remove_and_drop_unchecked(1)
+        }));
+        assert!(r.is_err());
+        assert_eq!((v.len(), drops.get()), (3, 1));
+        // The last item moved into the hole despite the panic.
+        // SAFETY: 1 < len and the array holds PanicOnDrop.
+        assert!(!unsafe { &*v.get_unchecked(1).cast::<PanicOnDrop>().as_ptr() }.0);
+        drop(v);
+        assert_eq!(drops.get(), 4);
+    }
+
+    #[test]
+    fn clear_finishes_after_panic() {
+        let drops = Rc::new(Cell::new(0));
+        let mut v = BlobVec::new(Layout::new::<PanicOnDrop>(), Some(drop_pod));
+        for i in 0..5 {
+            // SAFETY: the array holds PanicOnDrop.
+            unsafe { v.push(PanicOnDrop(i == 0, drops.clone())) };
+        }
+        assert!(catch_unwind(AssertUnwindSafe(|| v.clear())).is_err());
+        assert_eq!((v.len(), drops.get()), (0, 5));
+    }
+
+    #[test]
+    fn zero_sized_items_never_allocate() {
+        let mut v = BlobVec::new(Layout::new::<()>(), None);
+        for _ in 0..1000 {
+            // SAFETY: the array holds ().
+            unsafe { v.push(()) };
+        }
+        assert_eq!(
+            (v.len(), v.memory_usage(), v.capacity()),
+            (1000, 0, usize::MAX)
+        );
+    }
+
+    #[test]
+    fn over_aligned_items_are_aligned() {
+        #[repr(align(4096))]
+        struct Page(#[allow(dead_code)] u8);
+        let mut v = BlobVec::new(Layout::new::<Page>(), None);
+        for i in 0..3 {
+            // SAFETY: the array holds Page.
+            unsafe { v.push(Page(i)) };
+            // SAFETY: i < len.
+            let p = unsafe { v.get_unchecked(i as usize) };
+            assert_eq!(p.as_ptr() as usize % 4096, 0);
+        }
+    }
+
+    #[test]
+    fn unpadded_dynamic_layout_is_padded() {
+        let v = BlobVec::new(Layout::from_size_align(3, 4).unwrap(), None);
+        assert_eq!(v.item_layout().size(), 4);
+    }
+}

@@ -1,0 +1,148 @@
+//! Bundles: the tuples of components `spawn` takes.
+//!
+//! A bundle type is resolved once per world into a [`BundleInfo`] (its component ids in tuple
+//! order, checked for duplicates); backends key their per-bundle caches (the target archetype,
+//! the column of each field) by [`BundleId`], so spawning a known bundle resolves its layout
+//! once per bundle type, not once per entity.
+
+use crate::component::{Component, ComponentId, Components};
+
+/// Receives the values of a bundle one by one, typed.
+///
+/// Backends implement it to write each value straight into its column or sparse set.
+pub trait BundleVisitor {
+    /// Takes ownership of field `index` (tuple order) of the bundle.
+    fn visit<T: Component>(&mut self, index: usize, value: T);
+}
+
+/// A set of components spawned or inserted together: tuples of up to 16 components.
+///
+/// # Safety
+/// [`Bundle::visit`] must call the visitor exactly once per field, in the order and with the
+/// types [`Bundle::component_ids`] registered: backends write the value of field `i` into the
+/// storage of component `i` without checking its type.
+pub unsafe trait Bundle: Send + Sync + 'static {
+    /// Registers the bundle's components and appends their ids, in field order.
+    fn component_ids(components: &mut Components, out: &mut Vec<ComponentId>);
+    /// Hands every field to the visitor.
+    fn visit(self, visitor: &mut impl BundleVisitor);
+}
+
+/// The dense id of a bundle type within one world.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BundleId(u32);
+
+impl BundleId {
+    /// The id as an array index.
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A bundle type resolved against a world's registry.
+#[derive(Clone, Debug)]
+pub struct BundleInfo {
+    id: BundleId,
+    components: Box<[ComponentId]>,
+}
+
+impl BundleInfo {
+    /// Resolves bundle `B` as the bundle with id `index`.
+    ///
+    /// Returns the name of a component that appears twice, which no entity can hold.
+    pub fn new<B: Bundle>(index: u32, components: &mut Components) -> Result<BundleInfo, String> {
+        let mut ids = Vec::new();
+        B::component_ids(components, &mut ids);
+        let mut sorted = ids.clone();
+        sorted.sort_unstable();
+        if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+            return Err(components.info(w[0]).name().to_owned());
+        }
+        Ok(BundleInfo {
+            id: BundleId(index),
+            components: ids.into_boxed_slice(),
+        })
+    }
+
+    /// The bundle's id.
+    #[inline]
+    pub fn id(&self) -> BundleId {
+        self.id
+    }
+
+    /// Component ids in field order.
+    #[inline]
+    pub fn components(&self) -> &[ComponentId] {
+        &self.components
+    }
+}
+
+macro_rules! tuple_bundle {
+    ($($name:ident $index:tt),*) => {
+        // SAFETY: ids are registered and values visited in the same field order and types.
+        unsafe impl<$($name: Component),*> Bundle for ($($name,)*) {
+            #[allow(unused_variables)]
+            fn component_ids(components: &mut Components, out: &mut Vec<ComponentId>) {
+                $(out.push(components.register::<$name>());)*
+            }
+            #[allow(unused_variables)]
+            #[inline]
+            fn visit(self, visitor: &mut impl BundleVisitor) {
+                $(visitor.visit::<$name>($index, self.$index);)*
+            }
+        }
+    };
+}
+
+tuple_bundle!();
+tuple_bundle!(A 0);
+tuple_bundle!(A 0, B 1);
+tuple_bundle!(A 0, B 1, C 2);
+tuple_bundle!(A 0, B 1, C 2, D 3);
+tuple_bundle!(A 0, B 1, C 2, D 3, E 4);
+tuple_bundle!(A 0, B 1, C 2, D 3, E 4, F 5);
+tuple_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+tuple_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+tuple_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+tuple_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+tuple_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+tuple_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
+tuple_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12);
+tuple_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13);
+tuple_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14);
+tuple_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14, P 15);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct X(u8);
+    impl Component for X {}
+    struct Y;
+    impl Component for Y {}
+
+    #[test]
+    fn ids_in_field_order_and_duplicates_rejected() {
+        let mut c = Components::default();
+        let y = c.register::<Y>();
+        let info = BundleInfo::new::<(X, Y)>(0, &mut c).unwrap();
+        assert_eq!(info.components(), &[c.id::<X>().unwrap(), y]);
+        let err = BundleInfo::new::<(X, Y, X)>(1, &mut c).unwrap_err();
+        assert!(err.ends_with("X"));
+    }
+
+    #[test]
+    fn visit_order_matches() {
+        struct Rec(Vec<usize>);
+        impl BundleVisitor for Rec {
+            fn visit<T: Component>(&mut self, index: usize, _value: T) {
+                self.0.push(index);
+            }
+        }
+        let mut r = Rec(Vec::new());
+        (X(1), Y, X(2)).visit(&mut r);
+        assert_eq!(r.0, vec![0, 1, 2]);
+        let _ = X(0).0;
+    }
+}

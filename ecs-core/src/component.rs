@@ -1,0 +1,286 @@
+//! Components and their registry.
+//!
+//! A component type is registered once per world into a dense [`ComponentId`]; the registry
+//! keeps what a type-erased storage needs to hold values of it: the [`Layout`], the drop
+//! function and a name for messages. Components can also be defined at run time (a name, a
+//! layout and a drop function) for scripting and property systems; those have no Rust type
+//! and are reached by [`ComponentId`] and raw pointers only.
+
+use std::alloc::Layout;
+use std::any::{type_name, TypeId};
+use std::borrow::Cow;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use hashbrown::HashMap;
+
+/// Where a component type wants its values kept, read by backends that can choose per type.
+///
+/// Only a backend that holds both kinds of storage (the hybrid world) reads it; the archetype
+/// backend keeps everything in tables and the sparse backend everything in sparse sets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StorageKind {
+    /// Archetype tables: dense columns, fast iteration, costly add/remove.
+    Table,
+    /// Sparse sets: cheap add/remove, lookups when joined with other components.
+    Sparse,
+}
+
+/// A type that can be stored on an entity.
+///
+/// Implement it with `impl Component for MyType {}`; override [`Component::STORAGE`] to pick
+/// sparse-set storage in a hybrid world. The choice is a compile-time constant so that a
+/// query's fetch resolves to "column + row" or "sparse lookup" when it is monomorphised.
+pub trait Component: Send + Sync + 'static {
+    /// The storage this type asks for where the backend offers a choice.
+    const STORAGE: StorageKind = StorageKind::Table;
+}
+
+/// The dense id of a component within one world's registry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ComponentId(u32);
+
+impl ComponentId {
+    /// Builds an id from its index (ids are handed out densely from 0).
+    #[inline]
+    pub const fn new(index: u32) -> ComponentId {
+        ComponentId(index)
+    }
+
+    /// The id as an array index.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Drops a value of the component's type in place.
+///
+/// # Safety
+/// The pointer must point to an initialised, properly aligned value of the component the
+/// function was registered with; the value must not be used afterwards.
+pub type DropFn = unsafe fn(*mut u8);
+
+/// Everything a type-erased storage needs to know about one component.
+#[derive(Clone, Debug)]
+pub struct ComponentInfo {
+    id: ComponentId,
+    name: Cow<'static, str>,
+    layout: Layout,
+    drop: Option<DropFn>,
+    type_id: Option<TypeId>,
+    storage: StorageKind,
+}
+
+impl ComponentInfo {
+    /// The component's id.
+    #[inline]
+    pub fn id(&self) -> ComponentId {
+        self.id
+    }
+    /// The Rust type name, or the name given at run-time registration.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// Size and alignment of one value.
+    #[inline]
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+    /// The drop function; `None` when values need no drop.
+    #[inline]
+    pub fn drop_fn(&self) -> Option<DropFn> {
+        self.drop
+    }
+    /// The Rust type, for components registered from a type.
+    pub fn type_id(&self) -> Option<TypeId> {
+        self.type_id
+    }
+    /// The storage the component asked for (see [`StorageKind`]).
+    #[inline]
+    pub fn storage(&self) -> StorageKind {
+        self.storage
+    }
+}
+
+/// Describes a component defined at run time (no Rust type).
+#[derive(Clone, Debug)]
+pub struct ComponentDescriptor {
+    /// A name for messages and look-ups; need not be unique.
+    pub name: Cow<'static, str>,
+    /// Size and alignment of one value (size is padded to the alignment by storages).
+    pub layout: Layout,
+    /// How to drop a value; `None` for plain data.
+    pub drop: Option<DropFn>,
+    /// Where the component wants to live in a hybrid world.
+    pub storage: StorageKind,
+}
+
+/// A `Hasher` for `TypeId` keys: a `TypeId` is already a well-mixed hash, so its bits are
+/// used directly instead of being hashed again on every component look-up.
+#[derive(Default)]
+pub struct TypeIdHasher(u64);
+
+impl Hasher for TypeIdHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        // Only reached if TypeId hashes as bytes: fold them in.
+        for chunk in bytes.chunks(8) {
+            let mut buf = [0u8; 8];
+            buf[..chunk.len()].copy_from_slice(chunk);
+            self.0 = self.0.rotate_left(5) ^ u64::from_le_bytes(buf);
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.0 = self.0.rotate_left(5) ^ n;
+    }
+    #[inline]
+    fn write_u128(&mut self, n: u128) {
+        self.write_u64(n as u64 ^ (n >> 64) as u64);
+    }
+}
+
+/// A map keyed by `TypeId` using [`TypeIdHasher`].
+pub type TypeIdMap<V> = HashMap<TypeId, V, BuildHasherDefault<TypeIdHasher>>;
+
+/// The component registry of one world.
+#[derive(Default, Debug)]
+pub struct Components {
+    infos: Vec<ComponentInfo>,
+    by_type: TypeIdMap<ComponentId>,
+}
+
+impl Components {
+    /// The id of `T`, registering it on first use.
+    #[inline]
+    pub fn register<T: Component>(&mut self) -> ComponentId {
+        match self.by_type.get(&TypeId::of::<T>()) {
+            Some(&id) => id,
+            None => self.register_new::<T>(),
+        }
+    }
+
+    #[cold]
+    fn register_new<T: Component>(&mut self) -> ComponentId {
+        let id = self.push(ComponentDescriptor {
+            name: Cow::Borrowed(type_name::<T>()),
+            layout: Layout::new::<T>(),
+            drop: std::mem::needs_drop::<T>().then_some(drop_ptr::<T> as DropFn),
+            storage: T::STORAGE,
+        });
+        self.infos[id.index()].type_id = Some(TypeId::of::<T>());
+        self.by_type.insert(TypeId::of::<T>(), id);
+        id
+    }
+
+    /// Registers a run-time component; every call makes a new, distinct component.
+    pub fn register_dynamic(&mut self, descriptor: ComponentDescriptor) -> ComponentId {
+        self.push(descriptor)
+    }
+
+    fn push(&mut self, d: ComponentDescriptor) -> ComponentId {
+        let index = u32::try_from(self.infos.len()).expect("more than 2^32 component types");
+        let id = ComponentId(index);
+        self.infos.push(ComponentInfo {
+            id,
+            name: d.name,
+            layout: d.layout,
+            drop: d.drop,
+            type_id: None,
+            storage: d.storage,
+        });
+        id
+    }
+
+    /// The id of `T` if it has been registered.
+    #[inline]
+    pub fn id<T: Component>(&self) -> Option<ComponentId> {
+        self.by_type.get(&TypeId::of::<T>()).copied()
+    }
+
+    /// The info of a registered component, `None` for an id from another registry.
+    #[inline]
+    pub fn get(&self, id: ComponentId) -> Option<&ComponentInfo> {
+        self.infos.get(id.index())
+    }
+
+    /// The info of a registered component.
+    ///
+    /// # Panics
+    /// If `id` was not handed out by this registry.
+    #[inline]
+    pub fn info(&self, id: ComponentId) -> &ComponentInfo {
+        &self.infos[id.index()]
+    }
+
+    /// Number of registered components.
+    pub fn len(&self) -> usize {
+        self.infos.len()
+    }
+
+    /// True when nothing is registered.
+    pub fn is_empty(&self) -> bool {
+        self.infos.is_empty()
+    }
+
+    /// All registered components, by id.
+    pub fn iter(&self) -> impl Iterator<Item = &ComponentInfo> {
+        self.infos.iter()
+    }
+}
+
+/// The [`DropFn`] of a Rust type.
+///
+/// # Safety
+/// `ptr` must point to an initialised, aligned `T` that is not used afterwards.
+unsafe fn drop_ptr<T>(ptr: *mut u8) {
+    // SAFETY: the caller guarantees `ptr` is an initialised, aligned, unused-after `T`.
+    unsafe { std::ptr::drop_in_place(ptr.cast::<T>()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct A;
+    impl Component for A {}
+    struct B(#[allow(dead_code)] String);
+    impl Component for B {
+        const STORAGE: StorageKind = StorageKind::Sparse;
+    }
+
+    #[test]
+    fn register_is_idempotent_and_dense() {
+        let mut c = Components::default();
+        let a = c.register::<A>();
+        let b = c.register::<B>();
+        assert_eq!(c.register::<A>(), a);
+        assert_eq!((a.index(), b.index()), (0, 1));
+        assert_eq!(c.id::<B>(), Some(b));
+        assert!(c.info(a).drop_fn().is_none());
+        assert!(c.info(b).drop_fn().is_some());
+        assert_eq!(c.info(b).storage(), StorageKind::Sparse);
+        assert!(c.info(b).name().ends_with("B"));
+    }
+
+    #[test]
+    fn dynamic_components_are_distinct() {
+        let mut c = Components::default();
+        let d = ComponentDescriptor {
+            name: "Fog".into(),
+            layout: Layout::new::<[f32; 4]>(),
+            drop: None,
+            storage: StorageKind::Table,
+        };
+        let x = c.register_dynamic(d.clone());
+        let y = c.register_dynamic(d);
+        assert_ne!(x, y);
+        assert_eq!(c.info(x).name(), "Fog");
+        assert_eq!(c.info(x).type_id(), None);
+        assert!(c.get(ComponentId::new(99)).is_none());
+    }
+}

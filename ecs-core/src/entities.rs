@@ -1,0 +1,305 @@
+//! The entity allocator: a pre-linked sparse set of entity slots.
+//!
+//! This is seed 000's sparse set "whose unused ids are pre-linked": both arrays are kept
+//! fully bound to each other, so the first unused dense element already names the next id to
+//! hand out and allocation is a single read. We extend it with generations (the dense array
+//! stores whole [`Entity`] handles) and with a third region for retired slots.
+//!
+//! ```text
+//!            alive            free (pre-linked)     retired
+//!   dense: [ 3v1  0v2  5v1 | 1v3  4v2  2v1       | 6vMAX ]      position -> Entity
+//!            0    1    2     3    4    5           6
+//!   sparse:  0->1  1->3  2->5  3->0  4->4  5->2  6->6           index -> position
+//!                           ^ alive = 3        ^ free_end = 6
+//! ```
+//!
+//! * **allocate**: hand out `dense[alive]` (its generation was already bumped when it was
+//!   freed) and move the boundary: O(1). With no free slot, push a fresh index.
+//! * **free**: swap the entity with the last live one, move the boundary back and bump the
+//!   stored generation, so the handle the caller holds is stale from now on: O(1).
+//! * **is_alive**: `sparse[index] < alive && dense[sparse[index]] == entity`: O(1).
+//!
+//! Generation exhaustion: a slot whose generation reaches [`MAX_GENERATION`] is *retired*
+//! when freed: it moves into the retired region and is never handed out again, so no live
+//! entity can ever compare equal to an old handle. This costs one index per 2^32 reuses.
+
+use crate::entity::Entity;
+
+/// The last generation a slot may carry; a slot freed at this generation is retired.
+#[cfg(not(test))]
+pub const MAX_GENERATION: u32 = u32::MAX;
+/// The last generation a slot may carry; lowered in this crate's unit tests so that the
+/// retirement path is exercised.
+#[cfg(test)]
+pub const MAX_GENERATION: u32 = 3;
+
+/// Allocates, frees and validates [`Entity`] handles in O(1).
+///
+/// # Invariants
+/// * `sparse.len() == dense.len()`, and the two arrays are inverse permutations:
+///   `sparse[dense[p].index()] == p` for every position `p`.
+/// * `alive <= free_end <= dense.len()`; positions `..alive` hold live entities,
+///   `alive..free_end` free slots carrying the generation they will be handed out with,
+///   `free_end..` retired slots that are never handed out again.
+/// * Every generation in `dense` is in `1..=MAX_GENERATION`.
+#[derive(Default, Clone)]
+pub struct Entities {
+    dense: Vec<Entity>,
+    sparse: Vec<u32>,
+    alive: u32,
+    free_end: u32,
+}
+
+impl Entities {
+    /// An empty allocator.
+    pub const fn new() -> Entities {
+        Entities {
+            dense: Vec::new(),
+            sparse: Vec::new(),
+            alive: 0,
+            free_end: 0,
+        }
+    }
+
+    /// Number of live entities.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.alive as usize
+    }
+
+    /// True when no entity is alive.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.alive == 0
+    }
+
+    /// The live entities, densely packed, in no particular order.
+    #[inline]
+    pub fn alive(&self) -> &[Entity] {
+        &self.dense[..self.alive as usize]
+    }
+
+    /// One past the largest index ever handed out: storages size per-index arrays by it.
+    #[inline]
+    pub fn index_bound(&self) -> usize {
+        self.dense.len()
+    }
+
+    /// Number of slots retired because their generation ran out.
+    pub fn retired(&self) -> usize {
+        self.dense.len() - self.free_end as usize
+    }
+
+    /// Whether `entity` is live (its slot is in use *and* carries this generation).
+    #[inline]
+    pub fn contains(&self, entity: Entity) -> bool {
+        match self.sparse.get(entity.index() as usize) {
+            Some(&pos) => pos < self.alive && self.dense[pos as usize] == entity,
+            None => false,
+        }
+    }
+
+    /// Reserves room for `additional` more entities without reallocating.
+    pub fn reserve(&mut self, additional: usize) {
+        let free = (self.free_end - self.alive) as usize;
+        let fresh = additional.saturating_sub(free);
+        self.dense.reserve(fresh);
+        self.sparse.reserve(fresh);
+    }
+
+    /// Hands out a live entity: a recycled slot if one is free, else a fresh index.
+    ///
+    /// # Panics
+    /// When all 2^32 indices are in use or retired (the handle space is exhausted).
+    #[inline]
+    pub fn alloc(&mut self) -> Entity {
+        if self.alive < self.free_end {
+            let entity = self.dense[self.alive as usize];
+            self.alive += 1;
+            return entity;
+        }
+        self.alloc_fresh()
+    }
+
+    #[cold]
+    fn alloc_fresh(&mut self) -> Entity {
+        let index = u32::try_from(self.dense.len())
+            .ok()
+            .filter(|&i| i != u32::MAX)
+            .expect("entity index space exhausted (2^32 - 1 slots in use or retired)");
+        let entity = Entity::new(index, 1).expect("generation 1 is non-zero");
+        self.dense.push(entity);
+        self.sparse.push(index);
+        // The fresh slot sits after the retired region; bring it to the boundary.
+        self.swap_positions(self.free_end, index);
+        self.alive += 1;
+        self.free_end += 1;
+        entity
+    }
+
+    /// Frees a live entity; returns false (and changes nothing) if it is not live.
+    #[inline]
+    pub fn free(&mut self, entity: Entity) -> bool {
+        if !self.contains(entity) {
+            return false;
+        }
+        let pos = self.sparse[entity.index() as usize];
+        self.alive -= 1;
+        self.swap_positions(pos, self.alive);
+        match entity.generation() {
+            MAX_GENERATION => self.retire_at_boundary(),
+            generation => {
+                self.dense[self.alive as usize] =
+                    Entity::new(entity.index(), generation + 1).expect("generation + 1 > 0");
+            }
+        }
+        true
+    }
+
+    /// Moves the free slot at position `alive` into the retired region.
+    #[cold]
+    fn retire_at_boundary(&mut self) {
+        self.free_end -= 1;
+        self.swap_positions(self.alive, self.free_end);
+    }
+
+    /// Frees every live entity (each handle becomes stale).
+    pub fn clear(&mut self) {
+        while let Some(&entity) = self.alive().last() {
+            self.free(entity);
+        }
+    }
+
+    /// Heap bytes held by the allocator.
+    pub fn memory_usage(&self) -> usize {
+        self.dense.capacity() * std::mem::size_of::<Entity>()
+            + self.sparse.capacity() * std::mem::size_of::<u32>()
+    }
+
+    /// Swaps two dense positions and repairs the sparse array (keeps both bound).
+    #[inline]
+    fn swap_positions(&mut self, a: u32, b: u32) {
+        if a == b {
+            return;
+        }
+        self.dense.swap(a as usize, b as usize);
+        self.sparse[self.dense[a as usize].index() as usize] = a;
+        self.sparse[self.dense[b as usize].index() as usize] = b;
+    }
+}
+
+impl std::fmt::Debug for Entities {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Entities")
+            .field("alive", &self.alive())
+            .field("free", &(self.free_end - self.alive))
+            .field("retired", &self.retired())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check_invariants(e: &Entities) {
+        assert_eq!(e.dense.len(), e.sparse.len());
+        for (pos, ent) in e.dense.iter().enumerate() {
+            assert_eq!(e.sparse[ent.index() as usize] as usize, pos);
+            assert!((1..=MAX_GENERATION).contains(&ent.generation()));
+        }
+        assert!(e.alive <= e.free_end && e.free_end as usize <= e.dense.len());
+    }
+
+    #[test]
+    fn alloc_free_recycles_with_new_generation() {
+        let mut es = Entities::new();
+        let a = es.alloc();
+        let b = es.alloc();
+        assert_ne!(a, b);
+        assert!(es.free(a));
+        assert!(!es.contains(a));
+        assert!(!es.free(a), "double free is refused");
+        let c = es.alloc();
+        assert_eq!(c.index(), a.index());
+        assert_eq!(c.generation(), a.generation() + 1);
+        assert!(es.contains(b) && es.contains(c) && !es.contains(a));
+        check_invariants(&es);
+    }
+
+    #[test]
+    fn alive_slice_tracks_live_set() {
+        let mut es = Entities::new();
+        let v: Vec<_> = (0..10).map(|_| es.alloc()).collect();
+        for e in v.iter().step_by(2) {
+            es.free(*e);
+        }
+        let mut alive = es.alive().to_vec();
+        alive.sort();
+        let expected: Vec<_> = v.iter().skip(1).step_by(2).copied().collect();
+        assert_eq!(alive, expected);
+        check_invariants(&es);
+    }
+
+    #[test]
+    fn exhausted_generation_retires_the_slot() {
+        let mut es = Entities::new();
+        let mut seen = Vec::new();
+        // With MAX_GENERATION lowered to 3 in tests, slot 0 is used three times, then retired.
+        for _ in 0..MAX_GENERATION {
+            let e = es.alloc();
+            assert_eq!(e.index(), 0);
+            seen.push(e);
+            es.free(e);
+        }
+        assert_eq!(es.retired(), 1);
+        let fresh = es.alloc();
+        assert_eq!(fresh.index(), 1, "retired slot is never reused");
+        for old in &seen {
+            assert!(!es.contains(*old));
+            assert_ne!(*old, fresh);
+        }
+        check_invariants(&es);
+    }
+
+    #[test]
+    fn fresh_slots_skip_retired_region() {
+        let mut es = Entities::new();
+        let a = es.alloc();
+        let b = es.alloc();
+        es.free(b);
+        // Burn slot `a` down to retirement while `b` sits free.
+        let mut cur = a;
+        for _ in 0..MAX_GENERATION {
+            es.free(cur);
+            cur = es.alloc();
+            if cur.index() != a.index() {
+                break;
+            }
+        }
+        check_invariants(&es);
+        let many: Vec<_> = (0..5).map(|_| es.alloc()).collect();
+        check_invariants(&es);
+        for e in &many {
+            assert!(es.contains(*e));
+        }
+        assert!(es.retired() <= 1);
+    }
+
+    #[test]
+    fn clear_makes_every_handle_stale() {
+        let mut es = Entities::new();
+        let v: Vec<_> = (0..4).map(|_| es.alloc()).collect();
+        es.clear();
+        assert!(es.is_empty());
+        assert!(v.iter().all(|e| !es.contains(*e)));
+        check_invariants(&es);
+    }
+
+    #[test]
+    fn foreign_handles_are_not_alive() {
+        let es = Entities::new();
+        assert!(!es.contains(Entity::new(0, 1).unwrap()));
+        assert!(!es.contains(Entity::new(u32::MAX, 9).unwrap()));
+    }
+}

@@ -1,0 +1,92 @@
+//! The entity handle.
+//!
+//! An [`Entity`] is a 32-bit *index* (a slot in the allocator, reused after the entity dies)
+//! and a 32-bit *generation* (how many times that slot has been handed out), packed into one
+//! `u64`. The generation is what makes a stale handle detectable: once an entity is despawned
+//! its slot's generation moves on, so the old handle no longer compares equal to the live one.
+
+use std::fmt;
+use std::num::NonZeroU64;
+
+/// A handle to an entity: a 32-bit index and a 32-bit generation in one `u64`.
+///
+/// The generation is never zero, so `Option<Entity>` is as small as `Entity`.
+/// Handles are plain values: copying one does not keep the entity alive, and every
+/// [`World`](crate::World) API checks that a handle is still live before using it.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Entity(NonZeroU64);
+
+impl Entity {
+    /// Builds a handle from its parts.
+    ///
+    /// Returns `None` when `generation` is zero (no live entity ever has generation 0).
+    #[inline]
+    pub const fn new(index: u32, generation: u32) -> Option<Entity> {
+        match NonZeroU64::new(((generation as u64) << 32) | index as u64) {
+            Some(bits) if generation != 0 => Some(Entity(bits)),
+            _ => None,
+        }
+    }
+
+    /// The slot index: dense, small, reused after despawn. Storages index arrays with it.
+    #[inline]
+    pub const fn index(self) -> u32 {
+        self.0.get() as u32
+    }
+
+    /// How many times the slot has been handed out (starting at 1).
+    #[inline]
+    pub const fn generation(self) -> u32 {
+        (self.0.get() >> 32) as u32
+    }
+
+    /// The packed `u64` form (generation in the high half), e.g. for serialization.
+    #[inline]
+    pub const fn to_bits(self) -> u64 {
+        self.0.get()
+    }
+
+    /// Rebuilds a handle from [`Entity::to_bits`]; `None` when the generation half is zero.
+    #[inline]
+    pub const fn from_bits(bits: u64) -> Option<Entity> {
+        Entity::new(bits as u32, (bits >> 32) as u32)
+    }
+}
+
+impl fmt::Debug for Entity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}v{}", self.index(), self.generation())
+    }
+}
+
+impl fmt::Display for Entity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self, f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_round_trip() {
+        let e = Entity::new(7, 3).unwrap();
+        assert_eq!((e.index(), e.generation()), (7, 3));
+        assert_eq!(Entity::from_bits(e.to_bits()), Some(e));
+        assert_eq!(format!("{e:?}"), "7v3");
+    }
+
+    #[test]
+    fn generation_zero_is_not_an_entity() {
+        assert_eq!(Entity::new(5, 0), None);
+        assert_eq!(Entity::from_bits(5), None);
+        assert_eq!(std::mem::size_of::<Option<Entity>>(), 8);
+    }
+
+    #[test]
+    fn extreme_parts() {
+        let e = Entity::new(u32::MAX, u32::MAX).unwrap();
+        assert_eq!((e.index(), e.generation()), (u32::MAX, u32::MAX));
+    }
+}

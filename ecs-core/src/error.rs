@@ -1,0 +1,64 @@
+//! Errors are values: every fallible world operation says what went wrong.
+
+use std::fmt;
+
+use crate::component::ComponentId;
+use crate::entity::Entity;
+
+/// What went wrong in a world operation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EcsError {
+    /// The handle is stale (despawned) or was never handed out by this world.
+    NoSuchEntity(Entity),
+    /// The entity is live but has no such component.
+    MissingComponent {
+        /// The entity asked about.
+        entity: Entity,
+        /// The component's name.
+        component: String,
+    },
+    /// The id was not handed out by this world's registry.
+    UnknownComponent(ComponentId),
+    /// The operation needs plain bytes, but the component is a Rust type or has a drop
+    /// function, so arbitrary bytes could break its invariants.
+    NotPlainData(String),
+    /// A byte slice's length does not match the component's size.
+    SizeMismatch {
+        /// The component's name.
+        component: String,
+        /// Its size in bytes.
+        expected: usize,
+        /// The length given.
+        actual: usize,
+    },
+    /// A query would hand out two references to one component, one of them mutable.
+    QueryConflict {
+        /// The component accessed twice.
+        component: String,
+    },
+}
+
+impl fmt::Display for EcsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EcsError::NoSuchEntity(e) => write!(f, "entity {e:?} does not exist (despawned or from another world)"),
+            EcsError::MissingComponent { entity, component } => {
+                write!(f, "entity {entity:?} has no component {component}")
+            }
+            EcsError::UnknownComponent(id) => write!(f, "component id {} is not registered in this world", id.index()),
+            EcsError::NotPlainData(name) => write!(
+                f,
+                "component {name} is not plain data (it has a Rust type or a drop function); use the typed API"
+            ),
+            EcsError::SizeMismatch { component, expected, actual } => {
+                write!(f, "component {component} is {expected} bytes, got {actual}")
+            }
+            EcsError::QueryConflict { component } => write!(
+                f,
+                "query accesses {component} mutably and a second time; split it into two queries or use one &mut"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for EcsError {}

@@ -1,0 +1,261 @@
+//! The backend contract: what a storage must provide for [`World`](crate::World) to run on it.
+//!
+//! The world owns the entity allocator and the component registry; a [`Storage`] owns the
+//! component values and answers "where is component C of entity E" and "which runs of rows
+//! match this query". Everything above it — the typed API, queries, filters, (later) change
+//! detection and systems — is written once against this trait and monomorphised per backend;
+//! nothing in an iteration loop goes through dynamic dispatch.
+//!
+//! # Queries in chunks
+//! A query is described to the storage as a list of [slots](QuerySlot): a component id and
+//! whether it is required, optional or excluded. The storage answers with *chunks*: runs of
+//! rows sharing one entity slice, and for each slot a [`ColumnAccess`]:
+//!
+//! * `Dense(base)`: every row of the chunk has the component, row `i` at `base + i * size`
+//!   (an archetype column, or the dense array of the sparse set driving the iteration);
+//! * `Sparse(lookup)`: rows may or may not have it; look it up by entity;
+//! * `Absent`: no row of the chunk has it.
+//!
+//! When [`Storage::is_dense`] says a component type is always dense in a backend, queries skip
+//! the `Sparse` branch at compile time, so an archetype query's inner loop is a plain indexed
+//! loop over column pointers.
+
+use std::ptr::NonNull;
+
+use crate::bundle::{Bundle, BundleInfo};
+use crate::component::{Component, ComponentId, Components};
+use crate::entity::Entity;
+
+/// How one slot of a query is reached within one chunk.
+pub enum ColumnAccess<'a, L> {
+    /// Every row has the component; row `i`'s value is at `base + i * item_size`.
+    Dense(NonNull<u8>),
+    /// Some rows may have the component: look it up by entity.
+    Sparse(&'a L),
+    /// No row of the chunk has the component.
+    Absent,
+}
+
+impl<L> Clone for ColumnAccess<'_, L> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<L> Copy for ColumnAccess<'_, L> {}
+
+/// Per-entity look-up into a storage that does not keep a component in the chunk's rows.
+pub trait SparseLookup: Sync {
+    /// Pointer to `entity`'s value, or `None` when it has none.
+    fn lookup(&self, entity: Entity) -> Option<NonNull<u8>>;
+    /// Whether `entity` has a value.
+    fn contains(&self, entity: Entity) -> bool {
+        self.lookup(entity).is_some()
+    }
+}
+
+/// A look-up type for backends that never answer `Sparse`.
+#[derive(Debug)]
+pub enum NoLookup {}
+
+impl SparseLookup for NoLookup {
+    fn lookup(&self, _: Entity) -> Option<NonNull<u8>> {
+        match *self {}
+    }
+}
+
+/// One run of rows yielded by [`Storage::query_chunks`].
+pub trait QueryChunk<'a> {
+    /// The backend's per-entity look-up (see [`ColumnAccess::Sparse`]).
+    type Lookup: SparseLookup + 'a;
+    /// The entities of the rows, in row order.
+    fn entities(&self) -> &'a [Entity];
+    /// How slot `slot` of the query's descriptor is reached in this chunk.
+    fn column(&self, slot: usize) -> ColumnAccess<'a, Self::Lookup>;
+}
+
+/// What a query slot asks of an entity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SlotRole {
+    /// The entity must have the component (a fetched `&T`/`&mut T`, or `With<T>`).
+    Required,
+    /// Fetched if present (`Option<&T>`); does not affect matching.
+    Optional,
+    /// The entity must not have the component (`Without<T>`).
+    Excluded,
+}
+
+/// One component a query touches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct QuerySlot {
+    /// The component.
+    pub component: ComponentId,
+    /// How it affects matching.
+    pub role: SlotRole,
+}
+
+/// The storage-facing description of a query: its slots, in the order fetches refer to them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct QueryDescriptor {
+    slots: Vec<QuerySlot>,
+}
+
+impl QueryDescriptor {
+    /// Adds a slot and returns its index.
+    pub fn push(&mut self, component: ComponentId, role: SlotRole) -> usize {
+        self.slots.push(QuerySlot { component, role });
+        self.slots.len() - 1
+    }
+
+    /// All slots in order.
+    #[inline]
+    pub fn slots(&self) -> &[QuerySlot] {
+        &self.slots
+    }
+
+    /// Components that must be present.
+    pub fn required(&self) -> impl Iterator<Item = ComponentId> + '_ {
+        self.with_role(SlotRole::Required)
+    }
+
+    /// Components that must be absent.
+    pub fn excluded(&self) -> impl Iterator<Item = ComponentId> + '_ {
+        self.with_role(SlotRole::Excluded)
+    }
+
+    fn with_role(&self, role: SlotRole) -> impl Iterator<Item = ComponentId> + '_ {
+        self.slots
+            .iter()
+            .filter(move |s| s.role == role)
+            .map(|s| s.component)
+    }
+}
+
+/// A storage backend.
+///
+/// # Safety
+/// Implementors promise, and [`World`](crate::World) relies on it for memory safety:
+/// * `get_ptr(e, c)` returns a pointer to an initialised value of component `c`, valid until
+///   the next `&mut self` call; pointers for distinct `(e, c)` pairs never overlap.
+/// * Pointers returned through `&self` (from `get_ptr` and chunks) may be written through by
+///   the caller while it holds the storage borrowed exclusively: the values must live in
+///   memory not covered by the `&self` borrow (raw allocations such as
+///   [`BlobVec`](crate::blob::BlobVec)).
+/// * `query_chunks` yields every live entity at most once across all chunks; each chunk's
+///   `Dense` pointers are valid for `entities().len()` values of the slot's component; a
+///   `Sparse` look-up answers only for entities it holds. An entity matching the descriptor
+///   (all required present, all excluded absent) appears in some chunk; a row of a chunk whose
+///   required and excluded slots are all `Dense`/`Absent` matches without further checks.
+/// * If `is_dense::<T>()` is true, a chunk never answers `Sparse` for a slot of `T`, and never
+///   yields a chunk where a required slot of `T` is `Absent` or an excluded slot is `Dense`.
+/// * Every value moved in is dropped exactly once (by `despawn`, `clear`, `Drop`) or moved
+///   out once (`remove_into`); a panicking `Drop` leaves the storage consistent and the
+///   remaining values still dropped.
+pub unsafe trait Storage: Default + Send + Sync + 'static {
+    /// The backend's name in reports and messages (`"archetype"`, `"sparse"`, ...).
+    const NAME: &'static str;
+
+    /// Look-up used for [`ColumnAccess::Sparse`].
+    type Lookup: SparseLookup;
+    /// A run of rows (see [`QueryChunk`]).
+    type Chunk<'a>: QueryChunk<'a, Lookup = Self::Lookup>
+    where
+        Self: 'a;
+    /// The chunks of one query.
+    type Chunks<'a>: Iterator<Item = Self::Chunk<'a>>
+    where
+        Self: 'a;
+    /// Per-query state the backend keeps between runs (matched tables, ...).
+    type QueryCache: Default + Send + Sync + 'static;
+
+    /// Whether every value of `T` lives in dense chunk columns in this backend (a
+    /// compile-time fact; queries drop their sparse branch for such types).
+    fn is_dense<T: Component>() -> bool;
+
+    /// Stores a new entity with the bundle's components.
+    ///
+    /// `entity` was just allocated and is not yet in the storage; `info` describes `B`.
+    fn spawn<B: Bundle>(
+        &mut self,
+        entity: Entity,
+        bundle: B,
+        info: &BundleInfo,
+        components: &Components,
+    );
+
+    /// Prepares room for `additional` entities spawned with bundle `info`.
+    fn reserve(&mut self, info: &BundleInfo, components: &Components, additional: usize);
+
+    /// Removes an entity and drops all its components. Does nothing for an unknown entity.
+    fn despawn(&mut self, entity: Entity);
+
+    /// Pointer to `entity`'s value of `component`, if it has one.
+    fn get_ptr(&self, entity: Entity, component: ComponentId) -> Option<NonNull<u8>>;
+
+    /// Whether `entity` has `component`.
+    fn contains(&self, entity: Entity, component: ComponentId) -> bool {
+        self.get_ptr(entity, component).is_some()
+    }
+
+    /// Adds a component the entity does not have yet, taking ownership of the value.
+    ///
+    /// # Safety
+    /// `entity` is in the storage and lacks `component`; `value` points to an initialised
+    /// value of `component` (as registered in `components`) that the caller will not use or
+    /// drop again.
+    unsafe fn insert_new(
+        &mut self,
+        entity: Entity,
+        component: ComponentId,
+        value: NonNull<u8>,
+        components: &Components,
+    );
+
+    /// Sets `entity`'s `T`, returning the previous value. `id` is `T`'s id.
+    fn insert<T: Component>(
+        &mut self,
+        entity: Entity,
+        id: ComponentId,
+        value: T,
+        components: &Components,
+    ) -> Option<T> {
+        if let Some(ptr) = self.get_ptr(entity, id) {
+            // SAFETY: `get_ptr` returns a valid, exclusive-to-us pointer to the entity's `T`
+            // (we hold `&mut self`); `replace` keeps it initialised throughout.
+            return Some(unsafe { ptr.cast::<T>().as_ptr().replace(value) });
+        }
+        let value = std::mem::ManuallyDrop::new(value);
+        // SAFETY: the entity lacks `id` (checked above); the value is owned and, being in a
+        // `ManuallyDrop`, will not be dropped by us.
+        unsafe { self.insert_new(entity, id, NonNull::from(&*value).cast(), components) };
+        None
+    }
+
+    /// Moves `entity`'s `component` into `dst` and removes it; false if it had none.
+    ///
+    /// # Safety
+    /// `dst` is valid for writing one value of `component` and does not overlap the storage.
+    unsafe fn remove_into(
+        &mut self,
+        entity: Entity,
+        component: ComponentId,
+        dst: NonNull<u8>,
+    ) -> bool;
+
+    /// Drops every component of every entity; the storage stays usable.
+    fn clear(&mut self);
+
+    /// Brings `cache` up to date with the storage's current layout for `descriptor`.
+    fn update_query_cache(&self, cache: &mut Self::QueryCache, descriptor: &QueryDescriptor);
+
+    /// The chunks matching `descriptor`. `cache` was brought up to date by
+    /// `update_query_cache` with no `&mut self` call since; `alive` is every live entity.
+    fn query_chunks<'a>(
+        &'a self,
+        cache: &'a Self::QueryCache,
+        descriptor: &'a QueryDescriptor,
+        alive: &'a [Entity],
+    ) -> Self::Chunks<'a>;
+
+    /// Heap bytes held by the storage (columns, sets, indices).
+    fn memory_usage(&self) -> usize;
+}

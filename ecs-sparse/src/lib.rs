@@ -1,0 +1,1 @@
+//! ecs-sparse backend.
