@@ -1,0 +1,1 @@
+//! facade (in progress)
