@@ -107,7 +107,8 @@ impl ComponentInfo {
 pub struct ComponentDescriptor {
     /// A name for messages and look-ups; need not be unique.
     pub name: Cow<'static, str>,
-    /// Size and alignment of one value (size is padded to the alignment by storages).
+    /// Size and alignment of one value; the size is padded up to the alignment at
+    /// registration (a `Layout::from_size_align(3, 4)` component is stored in 4 bytes).
     pub layout: Layout,
     /// How to drop a value; `None` for plain data.
     pub drop: Option<DropFn>,
@@ -188,7 +189,8 @@ impl Components {
         self.infos.push(ComponentInfo {
             id,
             name: d.name,
-            layout: d.layout,
+            // Padded so that every buffer sized from the registry matches a storage slot.
+            layout: d.layout.pad_to_align(),
             drop: d.drop,
             type_id: None,
             storage: d.storage,

@@ -144,7 +144,8 @@ impl QueryDescriptor {
 ///   `Dense` pointers are valid for `entities().len()` values of the slot's component; a
 ///   `Sparse` look-up answers only for entities it holds. An entity matching the descriptor
 ///   (all required present, all excluded absent) appears in some chunk; a row of a chunk whose
-///   required and excluded slots are all `Dense`/`Absent` matches without further checks.
+///   required slots are all `Dense` and excluded slots all `Absent` matches without further
+///   checks.
 /// * If `is_dense::<T>()` is true, a chunk never answers `Sparse` for a slot of `T`, and never
 ///   yields a chunk where a required slot of `T` is `Absent` or an excluded slot is `Dense`.
 /// * Every value moved in is dropped exactly once (by `despawn`, `clear`, `Drop`) or moved

@@ -19,7 +19,7 @@ pub fn for_each_completing<I: Iterator>(iter: I, f: impl FnMut(I::Item)) {
         }
     }
     let mut finish = Finish { iter, f };
-    while let Some(item) = finish.iter.next() {
+    for item in finish.iter.by_ref() {
         (finish.f)(item);
     }
 }

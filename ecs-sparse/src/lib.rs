@@ -1,1 +1,64 @@
-//! ecs-sparse backend.
+//! # ecs-sparse
+//!
+//! The sparse-set storage backend: every component type keeps its values in its own
+//! [`SparseSet`], and [`SparseStorage`] implements `ecs_core`'s
+//! [`Storage`](ecs_core::storage::Storage) trait on top of them, so the whole
+//! [`World`](ecs_core::World) API runs on it unchanged.
+//!
+//! ```
+//! use ecs_core::prelude::*;
+//! use ecs_sparse::SparseStorage;
+//!
+//! struct Position(f32);
+//! impl Component for Position {}
+//! struct Velocity(f32);
+//! impl Component for Velocity {}
+//!
+//! let mut world = World::<SparseStorage>::new();
+//! let e = world.spawn((Position(0.0), Velocity(2.0)));
+//! world.spawn((Position(5.0),));
+//! world.query::<(&mut Position, &Velocity)>().for_each(|(p, v)| p.0 += v.0);
+//! assert_eq!(world.get::<Position>(e).unwrap().0, 2.0);
+//! // Adding or removing a component touches only that component's set.
+//! world.remove::<Velocity>(e).unwrap();
+//! assert_eq!(world.query::<&Velocity>().count(), 0);
+//! ```
+//!
+//! ## How it is built (bottom up)
+//! * [`sparse_array`]: entity index → dense position, in 4 KiB pages allocated on first
+//!   write, so a rare component costs memory for the entities that hold it, not for every
+//!   index up to the largest one.
+//! * [`sparse_set`]: that index plus a dense entity array and a dense, type-erased data array
+//!   ([`BlobVec`](ecs_core::blob::BlobVec)) kept parallel. Removal swaps the last value into
+//!   the hole, so the arrays never have gaps and freed slots are reused (seed 000's "memory
+//!   is always reused"; seed 004's "remove and swap back").
+//! * [`storage`]: one optional set per component id, in a `Vec` indexed by the id (no
+//!   hashing), and the `Storage` implementation.
+//! * [`query`]: a query walks the smallest set among its required components and looks the
+//!   entity up in the others.
+//!
+//! ## Trade-offs, for choosing a backend
+//! | operation | sparse sets | archetype tables |
+//! |---|---|---|
+//! | add / remove one component | O(1), touches one set | moves the entity's whole row to another table |
+//! | iterate one component | a packed array, as fast as it gets | as fast |
+//! | iterate a join `(&A, &B)` | walk the smaller set, look each entity up in the other | packed columns side by side |
+//! | `get` by entity | two loads (page, position) and a generation check | record look-up, then column |
+//! | despawn | visits every component type's set | removes one row |
+//!
+//! Sparse sets win when components come and go often (status effects, tags, "dirty"
+//! markers) and when queries mostly touch one component; archetypes win for wide joins over
+//! stable compositions. The `ecs-bench` crate measures both on your machine.
+//!
+//! Not built (yet): EnTT's *owning groups*, which keep the entities holding all of a group's
+//! components packed at the front of each set so that a grouped join is contiguous too.
+
+pub mod query;
+pub mod sparse_array;
+pub mod sparse_set;
+pub mod storage;
+
+pub use query::{SparseChunk, SparseChunks};
+pub use sparse_array::SparseArray;
+pub use sparse_set::SparseSet;
+pub use storage::SparseStorage;

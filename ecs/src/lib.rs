@@ -1,1 +1,62 @@
-//! facade (in progress)
+//! # ecs
+//!
+//! One `World` API over the storage you choose with a Cargo feature:
+//!
+//! | feature | backend | good at | pays for |
+//! |---|---|---|---|
+//! | `archetype` (default) | archetype tables | iterating many entities with the same components | adding/removing a component moves the entity's row |
+//! | `sparse` | one sparse set per component | adding/removing components, churny tags | joins look each entity up in the other sets |
+//!
+//! Features are additive in Cargo, so when several are enabled the most specific wins:
+//! `sparse` over the default `archetype`. Switch with
+//! `cargo run --features ecs/sparse` (or `default-features = false, features = ["sparse"]`
+//! in your `Cargo.toml`); your code does not change.
+//!
+//! ```
+//! use ecs::prelude::*;
+//!
+//! struct Position(f32);
+//! impl Component for Position {}
+//! struct Velocity(f32);
+//! impl Component for Velocity {}
+//!
+//! let mut world = World::new();
+//! let e = world.spawn((Position(0.0), Velocity(1.5)));
+//! world.query::<(&mut Position, &Velocity)>().for_each(|(p, v)| p.0 += v.0);
+//! assert_eq!(world.get::<Position>(e).unwrap().0, 1.5);
+//! println!("running on the {} backend", BACKEND);
+//! ```
+
+#[cfg(not(any(feature = "archetype", feature = "sparse")))]
+compile_error!("enable one storage feature of the `ecs` crate: `archetype` (default) or `sparse`");
+
+/// The storage backend selected by Cargo feature.
+#[cfg(feature = "sparse")]
+pub type Backend = ecs_sparse::SparseStorage;
+/// The storage backend selected by Cargo feature.
+#[cfg(all(feature = "archetype", not(feature = "sparse")))]
+pub type Backend = ecs_archetype::ArchetypeStorage;
+
+/// The name of the selected backend (`"archetype"` or `"sparse"`).
+pub const BACKEND: &str = <Backend as ecs_core::Storage>::NAME;
+
+/// A world on the selected backend.
+pub type World = ecs_core::World<Backend>;
+
+/// A reusable query state on the selected backend (see [`ecs_core::QueryState`]).
+pub type QueryState<Q, F = ()> = ecs_core::QueryState<Q, F, Backend>;
+
+pub use ecs_core;
+pub use ecs_core::{
+    Bundle, Component, ComponentDescriptor, ComponentId, EcsError, Entity, StorageKind, With,
+    Without,
+};
+
+/// `use ecs::prelude::*;` brings the world, components, queries and filters into scope.
+pub mod prelude {
+    pub use crate::{Backend, QueryState, World, BACKEND};
+    pub use ecs_core::{
+        Bundle, Component, ComponentDescriptor, ComponentId, EcsError, Entity, StorageKind, With,
+        Without,
+    };
+}

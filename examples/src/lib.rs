@@ -1,1 +1,1 @@
-//! Runnable examples: see `examples/`.
+//! Runnable examples live in `examples/`; run one with `cargo run -p examples --example quickstart`.

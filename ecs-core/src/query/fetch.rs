@@ -31,25 +31,21 @@ pub unsafe trait QueryData {
     ///
     /// # Safety
     /// `chunk` comes from the descriptor built with this `state`.
-    unsafe fn fetch_chunk<'w, S: Storage>(
+    unsafe fn fetch_chunk<'w, S: Storage + 'w>(
         state: &Self::State,
         chunk: &S::Chunk<'w>,
-    ) -> Self::Fetch<'w, S>
-    where
-        S: 'w;
+    ) -> Self::Fetch<'w, S>;
 
     /// The item for `row` (whose entity is `entity`), or `None` if that entity lacks a required
     /// component (possible only through sparse look-ups).
     ///
     /// # Safety
     /// `row` is below the chunk's length; see the trait's contract.
-    unsafe fn fetch_row<'w, S: Storage>(
+    unsafe fn fetch_row<'w, S: Storage + 'w>(
         fetch: &mut Self::Fetch<'w, S>,
         row: usize,
         entity: Entity,
-    ) -> Option<Self::Item<'w>>
-    where
-        S: 'w;
+    ) -> Option<Self::Item<'w>>;
 }
 
 /// Queries that only read, and may run on a shared `&World`.
@@ -158,25 +154,19 @@ macro_rules! component_fetch {
             }
 
             #[inline]
-            unsafe fn fetch_chunk<'w, S: Storage>(
+            unsafe fn fetch_chunk<'w, S: Storage + 'w>(
                 state: &Self::State,
                 chunk: &S::Chunk<'w>,
-            ) -> Self::Fetch<'w, S>
-            where
-                S: 'w,
-            {
+            ) -> Self::Fetch<'w, S> {
                 ColumnFetch::new(chunk, state.0)
             }
 
             #[inline(always)]
-            unsafe fn fetch_row<'w, S: Storage>(
+            unsafe fn fetch_row<'w, S: Storage + 'w>(
                 fetch: &mut Self::Fetch<'w, S>,
                 row: usize,
                 entity: Entity,
-            ) -> Option<Self::Item<'w>>
-            where
-                S: 'w,
-            {
+            ) -> Option<Self::Item<'w>> {
                 // SAFETY: `row` is in the chunk (caller); the slot holds `T`.
                 let ptr = unsafe { fetch.$get::<T>(row, entity) };
                 #[allow(unused_unsafe)]
@@ -234,17 +224,14 @@ unsafe impl QueryData for Entity {
     fn init(_: &mut QueryBuilder<'_>) {}
 
     #[inline]
-    unsafe fn fetch_chunk<'w, S: Storage>(_: &(), _: &S::Chunk<'w>) -> Self::Fetch<'w, S>
-    where
-        S: 'w,
-    {
-    }
+    unsafe fn fetch_chunk<'w, S: Storage + 'w>(_: &(), _: &S::Chunk<'w>) -> Self::Fetch<'w, S> {}
 
     #[inline(always)]
-    unsafe fn fetch_row<'w, S: Storage>(_: &mut (), _: usize, entity: Entity) -> Option<Entity>
-    where
-        S: 'w,
-    {
+    unsafe fn fetch_row<'w, S: Storage + 'w>(
+        _: &mut (),
+        _: usize,
+        entity: Entity,
+    ) -> Option<Entity> {
         Some(entity)
     }
 }
@@ -266,20 +253,14 @@ macro_rules! tuple_query {
 
             #[allow(unused_variables, unused_unsafe, clippy::unused_unit)]
             #[inline]
-            unsafe fn fetch_chunk<'w, S: Storage>(state: &Self::State, chunk: &S::Chunk<'w>) -> Self::Fetch<'w, S>
-            where
-                S: 'w,
-            {
+            unsafe fn fetch_chunk<'w, S: Storage + 'w>(state: &Self::State, chunk: &S::Chunk<'w>) -> Self::Fetch<'w, S> {
                 // SAFETY: forwarded contract.
                 unsafe { ($($name::fetch_chunk::<S>(&state.$index, chunk),)*) }
             }
 
             #[allow(unused_variables, unused_unsafe, clippy::unused_unit)]
             #[inline(always)]
-            unsafe fn fetch_row<'w, S: Storage>(fetch: &mut Self::Fetch<'w, S>, row: usize, entity: Entity) -> Option<Self::Item<'w>>
-            where
-                S: 'w,
-            {
+            unsafe fn fetch_row<'w, S: Storage + 'w>(fetch: &mut Self::Fetch<'w, S>, row: usize, entity: Entity) -> Option<Self::Item<'w>> {
                 // SAFETY: forwarded contract.
                 unsafe { Some(($($name::fetch_row::<S>(&mut fetch.$index, row, entity)?,)*)) }
             }

@@ -25,17 +25,13 @@ pub unsafe trait QueryFilter {
     ///
     /// # Safety
     /// `chunk` comes from the descriptor built with this `state`.
-    unsafe fn fetch_chunk<'w, S: Storage>(
+    unsafe fn fetch_chunk<'w, S: Storage + 'w>(
         state: &Self::State,
         chunk: &S::Chunk<'w>,
-    ) -> Self::Fetch<'w, S>
-    where
-        S: 'w;
+    ) -> Self::Fetch<'w, S>;
 
     /// Whether the row's entity passes.
-    fn filter_row<'w, S: Storage>(fetch: &Self::Fetch<'w, S>, entity: Entity) -> bool
-    where
-        S: 'w;
+    fn filter_row<'w, S: Storage + 'w>(fetch: &Self::Fetch<'w, S>, entity: Entity) -> bool;
 }
 
 /// Only entities that have a `T` (which is not fetched).
@@ -57,21 +53,18 @@ macro_rules! presence_filter {
             }
 
             #[inline]
-            unsafe fn fetch_chunk<'w, S: Storage>(
+            unsafe fn fetch_chunk<'w, S: Storage + 'w>(
                 state: &usize,
                 chunk: &S::Chunk<'w>,
-            ) -> Self::Fetch<'w, S>
-            where
-                S: 'w,
-            {
+            ) -> Self::Fetch<'w, S> {
                 ColumnFetch::new(chunk, *state)
             }
 
             #[inline(always)]
-            fn filter_row<'w, S: Storage>($fetch: &Self::Fetch<'w, S>, $entity: Entity) -> bool
-            where
-                S: 'w,
-            {
+            fn filter_row<'w, S: Storage + 'w>(
+                $fetch: &Self::Fetch<'w, S>,
+                $entity: Entity,
+            ) -> bool {
                 // A dense backend only yields chunks that already satisfy the slot.
                 S::is_dense::<T>() || $check
             }
@@ -98,20 +91,14 @@ macro_rules! tuple_filter {
 
             #[allow(unused_variables, unused_unsafe, clippy::unused_unit)]
             #[inline]
-            unsafe fn fetch_chunk<'w, S: Storage>(state: &Self::State, chunk: &S::Chunk<'w>) -> Self::Fetch<'w, S>
-            where
-                S: 'w,
-            {
+            unsafe fn fetch_chunk<'w, S: Storage + 'w>(state: &Self::State, chunk: &S::Chunk<'w>) -> Self::Fetch<'w, S> {
                 // SAFETY: forwarded contract.
                 unsafe { ($($name::fetch_chunk::<S>(&state.$index, chunk),)*) }
             }
 
             #[allow(unused_variables)]
             #[inline(always)]
-            fn filter_row<'w, S: Storage>(fetch: &Self::Fetch<'w, S>, entity: Entity) -> bool
-            where
-                S: 'w,
-            {
+            fn filter_row<'w, S: Storage + 'w>(fetch: &Self::Fetch<'w, S>, entity: Entity) -> bool {
                 true $(&& $name::filter_row::<S>(&fetch.$index, entity))*
             }
         }

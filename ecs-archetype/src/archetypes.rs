@@ -1,0 +1,414 @@
+//! `Archetypes`: the tables and everything that finds things in them — the archetype graph,
+//! the component index and the entity records — kept in step.
+//!
+//! This layer is deliberately ignorant of *which* components go in tables: it is handed
+//! component sets and values and places them. The archetype backend puts every component in
+//! a table; a hybrid backend can reuse this layer for its table components and keep the rest
+//! in sparse sets.
+//!
+//! ```text
+//!   records[e.index()] ──▶ (table, row) ──▶ tables[table].columns[c][row]
+//!                                              ▲
+//!   graph: set ─▶ table; table ─(+C/−C)─▶ table │
+//!   component index: C ─▶ [(table, column), ...] (what queries start from)
+//! ```
+
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use ecs_core::blob::BlobVec;
+use ecs_core::component::{ComponentId, Components};
+use ecs_core::entity::Entity;
+use ecs_core::unwind::for_each_completing;
+
+use crate::component_index::ComponentIndex;
+use crate::graph::ArchetypeGraph;
+use crate::record::{Record, Records};
+use crate::table::{Table, TableId};
+
+/// Tables, graph, component index and entity records.
+///
+/// # Invariants
+/// * `tables[i].id() == TableId::new(i)`; table 0 is the empty set; no two tables have the
+///   same component set; tables are never removed.
+/// * `graph` maps each table's set to its id, and its edges are correct (see
+///   [`ArchetypeGraph`]); `index` lists every table under each of its components and knows
+///   every component any table holds.
+/// * For every row `r` of every table `t`, `records.get(t.entities()[r].index())` is
+///   `(t, r)`; all other records are vacant. So each entity is in at most one table, once.
+#[derive(Debug)]
+pub struct Archetypes {
+    id: u64,
+    tables: Vec<Table>,
+    graph: ArchetypeGraph,
+    index: ComponentIndex,
+    records: Records,
+}
+
+impl Default for Archetypes {
+    fn default() -> Self {
+        static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+        let mut archetypes = Archetypes {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            tables: Vec::new(),
+            graph: ArchetypeGraph::default(),
+            index: ComponentIndex::default(),
+            records: Records::default(),
+        };
+        let empty = archetypes.create_table(Vec::new());
+        debug_assert_eq!(empty, TableId::EMPTY);
+        archetypes
+    }
+}
+
+impl Archetypes {
+    /// A process-unique id of this set of tables, so a query cache is never read against
+    /// tables it was not built from.
+    #[inline]
+    pub(crate) fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// All tables, indexed by [`TableId::index`].
+    #[inline]
+    pub fn tables(&self) -> &[Table] {
+        &self.tables
+    }
+
+    /// One table.
+    ///
+    /// # Panics
+    /// If `id` is not a table of this storage.
+    #[inline]
+    pub fn table(&self, id: TableId) -> &Table {
+        &self.tables[id.index()]
+    }
+
+    /// The archetype graph.
+    #[inline]
+    pub fn graph(&self) -> &ArchetypeGraph {
+        &self.graph
+    }
+
+    /// The component index.
+    #[inline]
+    pub fn component_index(&self) -> &ComponentIndex {
+        &self.index
+    }
+
+    /// The entity records.
+    #[inline]
+    pub fn records(&self) -> &Records {
+        &self.records
+    }
+
+    /// Where `entity` is: its record, checked against the table's entity vector, so a stale
+    /// handle whose index was reused is not mistaken for the live one.
+    #[inline]
+    pub fn locate(&self, entity: Entity) -> Option<Record> {
+        let record = self.records.get(entity.index() as usize)?;
+        let table = &self.tables[record.table.index()];
+        (table.entities().get(record.row as usize) == Some(&entity)).then_some(record)
+    }
+
+    /// Pointer to `entity`'s value of `component`, if it has one in a table.
+    #[inline]
+    pub fn get_ptr(&self, entity: Entity, component: ComponentId) -> Option<NonNull<u8>> {
+        let record = self.locate(entity)?;
+        let table = &self.tables[record.table.index()];
+        let column = table.column_index(component)?;
+        // SAFETY: `locate` checked `row < entities.len()`, which is every column's length
+        // (table invariant).
+        Some(unsafe { table.column(column).get_unchecked(record.row as usize) })
+    }
+
+    /// The table for a set of components (any order; duplicates ignored), created if needed.
+    pub fn table_for(&mut self, set: &[ComponentId], components: &Components) -> TableId {
+        let mut sorted = set.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        for &component in &sorted {
+            self.index.learn(components.info(component));
+        }
+        self.find_or_create(sorted)
+    }
+
+    /// The table an entity of `from` moves to when it gains `component` (`from` itself if
+    /// it already has it). A cached graph edge after the first time.
+    #[inline]
+    pub fn add_target(
+        &mut self,
+        from: TableId,
+        component: ComponentId,
+        components: &Components,
+    ) -> TableId {
+        match self.graph.edge(from, component).add {
+            Some(to) => to,
+            None => self.add_target_uncached(from, component, components),
+        }
+    }
+
+    #[cold]
+    fn add_target_uncached(
+        &mut self,
+        from: TableId,
+        component: ComponentId,
+        components: &Components,
+    ) -> TableId {
+        let ids = self.tables[from.index()].components();
+        let Err(at) = ids.binary_search(&component) else {
+            return from;
+        };
+        let mut set = ids.to_vec();
+        set.insert(at, component);
+        self.index.learn(components.info(component));
+        let to = self.find_or_create(set);
+        self.graph.cache_add_edge(from, component, to);
+        to
+    }
+
+    /// The table an entity of `from` moves to when it loses `component` (`from` itself if
+    /// it does not have it). A cached graph edge after the first time.
+    #[inline]
+    pub fn remove_target(&mut self, from: TableId, component: ComponentId) -> TableId {
+        match self.graph.edge(from, component).remove {
+            Some(to) => to,
+            None => self.remove_target_uncached(from, component),
+        }
+    }
+
+    #[cold]
+    fn remove_target_uncached(&mut self, from: TableId, component: ComponentId) -> TableId {
+        let ids = self.tables[from.index()].components();
+        let Ok(at) = ids.binary_search(&component) else {
+            return from;
+        };
+        let mut set = ids.to_vec();
+        set.remove(at);
+        // Every component left is in `from`, so the index already knows it.
+        let to = self.find_or_create(set);
+        self.graph.cache_add_edge(to, component, from);
+        to
+    }
+
+    /// The table of a sorted, duplicate-free set whose components the index knows.
+    fn find_or_create(&mut self, set: Vec<ComponentId>) -> TableId {
+        match self.graph.find(&set) {
+            Some(id) => id,
+            None => self.create_table(set),
+        }
+    }
+
+    fn create_table(&mut self, set: Vec<ComponentId>) -> TableId {
+        let id = TableId::new(self.tables.len());
+        let set = set.into_boxed_slice();
+        let table = Table::new(id, set.clone(), &self.index);
+        self.index.add_table(&table);
+        self.graph.add_table(set, id);
+        self.tables.push(table);
+        id
+    }
+
+    /// Makes room for `additional` more rows in `table` (one reservation for a batch).
+    pub(crate) fn reserve(&mut self, table: TableId, additional: usize) {
+        self.tables[table.index()].reserve(additional);
+    }
+
+    /// Adds `entity`, which has no record, as a new row of `table`; `write` pushes its values.
+    ///
+    /// # Safety
+    /// As for [`Table::push_row`]: `write` pushes at most one value of each column's component
+    /// onto each column, and exactly one onto every column if it returns.
+    pub(crate) unsafe fn push_entity(
+        &mut self,
+        entity: Entity,
+        table: TableId,
+        write: impl FnOnce(&mut [BlobVec]),
+    ) {
+        debug_assert!(self.records.get(entity.index() as usize).is_none());
+        // SAFETY: forwarded contract.
+        let row = unsafe { self.tables[table.index()].push_row(entity, write) };
+        self.records.set(entity.index() as usize, table, row);
+    }
+
+    /// Moves `entity` (located at `from`) to table `to` and fixes the records.
+    ///
+    /// `take` receives each value only `from`'s table holds and must move it out; `fill`
+    /// must push one value onto each column only `to` holds (see [`Table::move_row_to`]).
+    ///
+    /// # Panics
+    /// If `to` is `from`'s table.
+    ///
+    /// # Safety
+    /// `from` is `locate(entity)`; `take` and `fill` do as described and do not panic.
+    pub(crate) unsafe fn move_entity(
+        &mut self,
+        entity: Entity,
+        from: Record,
+        to: TableId,
+        take: impl FnMut(ComponentId, NonNull<u8>),
+        fill: impl FnMut(ComponentId, &mut BlobVec),
+    ) {
+        debug_assert_eq!(self.locate(entity), Some(from));
+        let (src, dst) = pair_mut(&mut self.tables, from.table.index(), to.index());
+        // SAFETY: `from.row` is the entity's row, in bounds (caller); `take` and `fill` are
+        // forwarded under the same contract.
+        let moved = unsafe { src.move_row_to(from.row as usize, dst, take, fill) };
+        if let Some(moved) = moved.moved {
+            self.records.set_row(moved.index() as usize, from.row);
+        }
+        self.records.set(entity.index() as usize, to, moved.dst_row);
+    }
+
+    /// Removes `entity` and drops its table components; false if it is not here.
+    ///
+    /// Its record is vacated and the row-moved entity's record fixed before any `Drop` runs,
+    /// so a panicking `Drop` leaves the records right (and the other values still dropped).
+    pub(crate) fn despawn(&mut self, entity: Entity) -> bool {
+        let Some(record) = self.locate(entity) else {
+            return false;
+        };
+        self.records.vacate(entity.index() as usize);
+        let records = &mut self.records;
+        let table = &mut self.tables[record.table.index()];
+        // SAFETY: `locate` checked the row is in bounds; the fixup only writes a record
+        // (`set_row` of an entity in this table, whose record exists) and cannot panic.
+        unsafe {
+            table.swap_remove_and_drop_row(record.row as usize, |moved| {
+                if let Some(moved) = moved {
+                    records.set_row(moved.index() as usize, record.row);
+                }
+            });
+        }
+        true
+    }
+
+    /// Drops every row of every table; tables, edges and the index stay for reuse.
+    pub(crate) fn clear(&mut self) {
+        self.records.clear();
+        for_each_completing(self.tables.iter_mut(), Table::clear);
+    }
+
+    /// Heap bytes held by tables, graph, index and records.
+    pub fn memory_usage(&self) -> usize {
+        let tables: usize = self.tables.iter().map(Table::memory_usage).sum();
+        self.tables.capacity() * size_of::<Table>()
+            + tables
+            + self.graph.memory_usage()
+            + self.index.memory_usage()
+            + self.records.memory_usage()
+    }
+
+    /// Checks every invariant of the type (tests only).
+    #[cfg(test)]
+    pub(crate) fn assert_consistent(&self) {
+        let mut rows = 0;
+        for (i, table) in self.tables.iter().enumerate() {
+            assert_eq!(table.id().index(), i);
+            for c in 0..table.components().len() {
+                assert_eq!(table.column(c).len(), table.len(), "{table:?} column {c}");
+            }
+            for (row, &entity) in table.entities().iter().enumerate() {
+                let expected = Record {
+                    table: table.id(),
+                    row: row as u32,
+                };
+                assert_eq!(self.locate(entity), Some(expected), "{entity:?}");
+            }
+            rows += table.len();
+        }
+        let records = (0..self.records.slots_len())
+            .filter(|&i| self.records.get(i).is_some())
+            .count();
+        assert_eq!(records, rows, "records without rows");
+    }
+}
+
+/// Two distinct elements of a slice, both mutably.
+///
+/// # Panics
+/// If `a == b` or either is out of bounds.
+fn pair_mut<T>(slice: &mut [T], a: usize, b: usize) -> (&mut T, &mut T) {
+    assert_ne!(a, b, "moving a row to its own table");
+    if a < b {
+        let (low, high) = slice.split_at_mut(b);
+        (&mut low[a], &mut high[0])
+    } else {
+        let (low, high) = slice.split_at_mut(a);
+        (&mut high[0], &mut low[b])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ecs_core::component::Component;
+
+    #[derive(Debug, PartialEq)]
+    struct A(u32);
+    impl Component for A {}
+    #[derive(Debug, PartialEq)]
+    struct B(u32);
+    impl Component for B {}
+
+    fn entity(i: u32) -> Entity {
+        Entity::new(i, 1).unwrap()
+    }
+
+    #[test]
+    fn moves_keep_records_right() {
+        let mut components = Components::default();
+        let (a, b) = (components.register::<A>(), components.register::<B>());
+        let mut archetypes = Archetypes::default();
+        let t_a = archetypes.table_for(&[a], &components);
+        for i in 0..5 {
+            // SAFETY: `t_a` has one column, of A; one A is pushed.
+            unsafe { archetypes.push_entity(entity(i), t_a, |cols| cols[0].push(A(i))) };
+        }
+        archetypes.assert_consistent();
+        // Move entity 1 to {A, B}: entity 4 fills its row in {A}.
+        let t_ab = archetypes.add_target(t_a, b, &components);
+        let from = archetypes.locate(entity(1)).unwrap();
+        let mut value = std::mem::ManuallyDrop::new(B(10));
+        let ptr = NonNull::from(&mut *value).cast::<u8>();
+        // SAFETY: `from` is entity 1's record; `fill` pushes the B value (owned, never used
+        // again); `take` is never called ({A, B} has A).
+        unsafe {
+            archetypes.move_entity(
+                entity(1),
+                from,
+                t_ab,
+                |_, _| {},
+                |_, col| col.push_from(ptr),
+            )
+        };
+        archetypes.assert_consistent();
+        assert_eq!(archetypes.locate(entity(4)).unwrap().row, 1);
+        let record = archetypes.locate(entity(1)).unwrap();
+        assert_eq!((record.table, record.row), (t_ab, 0));
+        let b_ptr = archetypes.get_ptr(entity(1), b).unwrap();
+        // SAFETY: the pointer is entity 1's B.
+        assert_eq!(unsafe { b_ptr.cast::<B>().as_ref() }, &B(10));
+        let a_ptr = archetypes.get_ptr(entity(4), a).unwrap();
+        // SAFETY: the pointer is entity 4's A.
+        assert_eq!(unsafe { a_ptr.cast::<A>().as_ref() }, &A(4));
+
+        assert!(archetypes.despawn(entity(0)));
+        assert!(!archetypes.despawn(entity(0)));
+        archetypes.assert_consistent();
+        // A stale handle on a reused index is not found.
+        assert_eq!(archetypes.locate(Entity::new(2, 2).unwrap()), None);
+        archetypes.clear();
+        archetypes.assert_consistent();
+        assert_eq!(archetypes.locate(entity(1)), None);
+        assert_eq!(archetypes.tables().len(), 3, "tables survive clear");
+    }
+
+    #[test]
+    fn pair_mut_either_order() {
+        let mut v = [1, 2, 3];
+        let (x, y) = pair_mut(&mut v, 2, 0);
+        std::mem::swap(x, y);
+        assert_eq!(v, [3, 2, 1]);
+    }
+}

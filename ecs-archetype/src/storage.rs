@@ -1,0 +1,236 @@
+//! [`ArchetypeStorage`]: the [`Storage`] implementation over [`Archetypes`].
+//!
+//! Every component lives in a table column, so every query slot is dense: the backend tells
+//! queries so at compile time (`is_dense` is `true`) and they drop their sparse branch.
+//!
+//! * spawn: bundle cache → table; one typed push per field; one record write.
+//! * insert of a new component / remove: follow the graph edge, move the row (shared columns
+//!   copied, the differing component supplied or handed out), fix two records.
+//! * despawn: swap-remove the row, fix the moved entity's record, then drop the values.
+//! * query: the query cache's matched tables, one chunk per non-empty table.
+
+use std::ptr::NonNull;
+
+use ecs_core::blob::BlobVec;
+use ecs_core::bundle::{Bundle, BundleInfo, BundleVisitor};
+use ecs_core::component::{Component, ComponentId, Components};
+use ecs_core::entity::Entity;
+use ecs_core::storage::{NoLookup, QueryDescriptor, Storage};
+
+use crate::archetypes::Archetypes;
+use crate::bundle_cache::BundleCache;
+use crate::chunk::{ArchetypeChunk, ArchetypeChunks};
+use crate::query_cache::QueryCache;
+
+/// Archetype storage: each entity's components in one row of the table of its component set.
+///
+/// ```
+/// use ecs_archetype::ArchetypeStorage;
+/// use ecs_core::{Component, World, Without};
+///
+/// struct Position(f32);
+/// impl Component for Position {}
+/// struct Velocity(f32);
+/// impl Component for Velocity {}
+/// struct Frozen;
+/// impl Component for Frozen {}
+///
+/// let mut world = World::<ArchetypeStorage>::new();
+/// let moving = world.spawn((Position(0.0), Velocity(2.0)));
+/// let frozen = world.spawn((Position(0.0), Velocity(2.0), Frozen));
+/// world
+///     .query_filtered::<(&mut Position, &Velocity), Without<Frozen>>()
+///     .for_each(|(p, v)| p.0 += v.0);
+/// assert_eq!(world.get::<Position>(moving).unwrap().0, 2.0);
+/// assert_eq!(world.get::<Position>(frozen).unwrap().0, 0.0);
+/// // Two component sets, two tables (plus the one for entities without components).
+/// assert_eq!(world.storage().archetypes().tables().len(), 3);
+/// ```
+#[derive(Debug, Default)]
+pub struct ArchetypeStorage {
+    archetypes: Archetypes,
+    bundles: BundleCache,
+}
+
+impl ArchetypeStorage {
+    /// The tables, graph, component index and records (read-only).
+    #[inline]
+    pub fn archetypes(&self) -> &Archetypes {
+        &self.archetypes
+    }
+}
+
+/// Writes each bundle field straight into its table column, typed.
+struct ColumnWriter<'a> {
+    columns: &'a mut [BlobVec],
+    field_columns: &'a [u32],
+}
+
+impl BundleVisitor for ColumnWriter<'_> {
+    #[inline]
+    fn visit<T: Component>(&mut self, index: usize, value: T) {
+        let column = &mut self.columns[self.field_columns[index] as usize];
+        // SAFETY: `field_columns[index]` is the column of the bundle's field `index`
+        // (`BundleCache` invariant), whose component type is `T` (the `Bundle` contract).
+        unsafe { column.push(value) };
+    }
+}
+
+// SAFETY:
+// * `get_ptr` and chunk pointers point into `BlobVec` columns (raw allocations, not covered by
+//   the `&self` borrow); a `(table, row, column)` holds one value, so pointers for distinct
+//   `(entity, component)` pairs do not overlap, and they stay valid until a `&mut self` call.
+// * Each live entity is in exactly one table row (`Archetypes` invariant), each matched table
+//   is listed once in the query cache and yields one chunk, so each entity appears at most
+//   once; every table fitting the descriptor is in the cache (`QueryCache` invariant: every
+//   table is examined, and a fitting table holds the rarest required component, so it is a
+//   candidate). Dense pointers are column bases valid for the table's `len()` rows.
+// * `is_dense` is true for every type and no chunk answers `Sparse`: required slots of matched
+//   tables always have a column (Dense), excluded slots never (Absent).
+// * Values are dropped exactly once: by `Table::swap_remove_and_drop_row`, `Table::clear` or
+//   the columns' own `Drop`, each panic-safe; moved between tables bytewise (owned once);
+//   moved out once by `remove_into`.
+unsafe impl Storage for ArchetypeStorage {
+    const NAME: &'static str = "archetype";
+
+    type Lookup = NoLookup;
+    type Chunk<'a> = ArchetypeChunk<'a>;
+    type Chunks<'a> = ArchetypeChunks<'a>;
+    type QueryCache = QueryCache;
+
+    #[inline(always)]
+    fn is_dense<T: Component>() -> bool {
+        true
+    }
+
+    #[inline]
+    fn spawn<B: Bundle>(
+        &mut self,
+        entity: Entity,
+        bundle: B,
+        info: &BundleInfo,
+        components: &Components,
+    ) {
+        let target = self.bundles.resolve(info, &mut self.archetypes, components);
+        let field_columns = &target.field_columns;
+        // SAFETY: the table's set is exactly the bundle's (no duplicates: `BundleInfo` rejects
+        // them), so `field_columns` maps the fields one-to-one onto the columns and `visit`
+        // pushes exactly one value of the right type onto each.
+        unsafe {
+            self.archetypes
+                .push_entity(entity, target.table, |columns| {
+                    bundle.visit(&mut ColumnWriter {
+                        columns,
+                        field_columns,
+                    })
+                });
+        }
+    }
+
+    fn reserve(&mut self, info: &BundleInfo, components: &Components, additional: usize) {
+        let table = self
+            .bundles
+            .resolve(info, &mut self.archetypes, components)
+            .table;
+        self.archetypes.reserve(table, additional);
+    }
+
+    fn despawn(&mut self, entity: Entity) {
+        self.archetypes.despawn(entity);
+    }
+
+    #[inline]
+    fn get_ptr(&self, entity: Entity, component: ComponentId) -> Option<NonNull<u8>> {
+        self.archetypes.get_ptr(entity, component)
+    }
+
+    unsafe fn insert_new(
+        &mut self,
+        entity: Entity,
+        component: ComponentId,
+        value: NonNull<u8>,
+        components: &Components,
+    ) {
+        let from = self
+            .archetypes
+            .locate(entity)
+            .expect("insert_new: the entity is not in the storage");
+        let to = self
+            .archetypes
+            .add_target(from.table, component, components);
+        // SAFETY: `from` is the entity's record. `to` is `from`'s set plus `component` (it
+        // differs from `from`: the caller promises the entity lacks the component), so `take`
+        // is never called and `fill` is called once, for `component`, pushing the caller's
+        // owned value (registered layouts are padded, so it is readable as a whole item).
+        // Neither panics.
+        unsafe {
+            self.archetypes.move_entity(
+                entity,
+                from,
+                to,
+                |_, _| {},
+                |_, column| column.push_from(value),
+            );
+        }
+    }
+
+    unsafe fn remove_into(
+        &mut self,
+        entity: Entity,
+        component: ComponentId,
+        dst: NonNull<u8>,
+    ) -> bool {
+        let Some(from) = self.archetypes.locate(entity) else {
+            return false;
+        };
+        let to = self.archetypes.remove_target(from.table, component);
+        if to == from.table {
+            return false; // the entity does not have the component
+        }
+        let size = self
+            .archetypes
+            .component_index()
+            .layout(component)
+            .expect("a component in a table is known to the index")
+            .size();
+        // SAFETY: `from` is the entity's record. `to` is `from`'s set minus `component`, so
+        // `fill` is never called and `take` is called once, for `component`, copying the value
+        // into `dst` (valid for one value, disjoint from the storage: caller), which moves it
+        // out. Neither panics.
+        unsafe {
+            self.archetypes.move_entity(
+                entity,
+                from,
+                to,
+                |_, value| std::ptr::copy_nonoverlapping(value.as_ptr(), dst.as_ptr(), size),
+                |_, _| {},
+            );
+        }
+        true
+    }
+
+    fn clear(&mut self) {
+        self.archetypes.clear();
+    }
+
+    fn update_query_cache(&self, cache: &mut QueryCache, descriptor: &QueryDescriptor) {
+        cache.update(&self.archetypes, descriptor);
+    }
+
+    fn query_chunks<'a>(
+        &'a self,
+        cache: &'a QueryCache,
+        descriptor: &'a QueryDescriptor,
+        _alive: &'a [Entity],
+    ) -> ArchetypeChunks<'a> {
+        cache.assert_current(&self.archetypes, descriptor.slots().len());
+        ArchetypeChunks::new(self.archetypes.tables(), cache)
+    }
+
+    fn memory_usage(&self) -> usize {
+        self.archetypes.memory_usage() + self.bundles.memory_usage()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,594 @@
+//! Behaviour of `World<ArchetypeStorage>`: the typed API, queries, drops, panics, layouts.
+
+use std::alloc::Layout;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use ecs_core::testing::VecStorage;
+use ecs_core::{
+    Component, ComponentDescriptor, EcsError, Entity, Storage, StorageKind, With, Without, World,
+};
+
+use super::ArchetypeStorage;
+use crate::table::TableId;
+
+type ArchWorld = World<ArchetypeStorage>;
+
+#[derive(Debug, Clone, PartialEq)]
+struct A(u32);
+impl Component for A {}
+#[derive(Debug, Clone, PartialEq)]
+struct B(u64);
+impl Component for B {}
+#[derive(Debug, Clone, PartialEq)]
+struct C(String);
+impl Component for C {}
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Marker;
+impl Component for Marker {}
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Marker2;
+impl Component for Marker2 {}
+
+/// Counts live clones of its `Arc`: a leak leaves the count high, a double drop makes it low
+/// (and is undefined behaviour Miri reports).
+#[derive(Clone)]
+struct Counted(#[allow(dead_code)] Arc<()>);
+impl Component for Counted {}
+#[derive(Clone)]
+struct Counted2(#[allow(dead_code)] Arc<()>);
+impl Component for Counted2 {}
+
+/// Counts its drops and panics in `Drop` when armed.
+struct Bomb {
+    armed: bool,
+    drops: Arc<AtomicUsize>,
+}
+impl Component for Bomb {}
+impl Drop for Bomb {
+    fn drop(&mut self) {
+        self.drops.fetch_add(1, Ordering::SeqCst);
+        if self.armed {
+            panic!("Bomb dropped");
+        }
+    }
+}
+
+fn scale(normal: usize, miri: usize) -> usize {
+    if cfg!(miri) {
+        miri
+    } else {
+        normal
+    }
+}
+
+fn check(world: &ArchWorld) {
+    world.storage().archetypes().assert_consistent();
+}
+
+#[test]
+fn spawn_get_insert_remove_despawn() {
+    let mut world = ArchWorld::new();
+    let e = world.spawn((A(1), B(2)));
+    let f = world.spawn((A(3),));
+    let g = world.spawn(());
+    assert_eq!(world.get::<A>(e), Some(&A(1)));
+    assert_eq!(world.get::<B>(e), Some(&B(2)));
+    assert_eq!(world.get::<B>(f), None);
+    assert!(world.has::<A>(f) && !world.has::<A>(g));
+
+    assert_eq!(world.insert(f, B(4)), Ok(None));
+    assert_eq!(world.insert(f, B(5)), Ok(Some(B(4))));
+    assert_eq!(world.insert(g, C("g".into())), Ok(None));
+    check(&world);
+    world.get_mut::<A>(f).unwrap().0 = 30;
+    assert_eq!(world.get::<A>(f), Some(&A(30)));
+    assert_eq!(world.get::<C>(g), Some(&C("g".into())));
+
+    assert_eq!(world.remove::<A>(e), Ok(A(1)));
+    assert!(matches!(
+        world.remove::<A>(e),
+        Err(EcsError::MissingComponent { .. })
+    ));
+    assert_eq!(world.get::<B>(e), Some(&B(2)));
+    check(&world);
+
+    assert_eq!(world.despawn(f), Ok(()));
+    assert_eq!(world.despawn(f), Err(EcsError::NoSuchEntity(f)));
+    assert_eq!(world.get::<A>(f), None);
+    assert_eq!(world.insert(f, A(0)), Err(EcsError::NoSuchEntity(f)));
+    check(&world);
+
+    // The freed index is reused; the stale handle does not see the new entity.
+    let h = world.spawn((A(7),));
+    assert_eq!(h.index(), f.index());
+    assert_eq!((world.get::<A>(f), world.get::<A>(h)), (None, Some(&A(7))));
+    assert!(world
+        .storage()
+        .get_ptr(f, world.component_id::<A>().unwrap())
+        .is_none());
+    assert_eq!(world.len(), 3);
+    check(&world);
+}
+
+#[test]
+fn queries_with_without_and_option() {
+    let mut world = ArchWorld::new();
+    let n = scale(30, 9) as u32;
+    for i in 0..n {
+        match i % 3 {
+            0 => world.spawn((A(i),)),
+            1 => world.spawn((A(i), B(i as u64))),
+            _ => world.spawn((A(i), B(i as u64), Marker)),
+        };
+    }
+    world.spawn((B(1000),));
+    let all: u32 = world.query::<&A>().map(|a| a.0).sum();
+    assert_eq!(all, (0..n).sum());
+    assert_eq!(
+        world.query_filtered::<&A, With<B>>().count(),
+        (2 * n / 3) as usize
+    );
+    assert_eq!(
+        world.query_filtered::<&A, Without<Marker>>().count(),
+        (2 * n / 3) as usize
+    );
+    assert_eq!(
+        world
+            .query_filtered::<&B, (With<A>, Without<Marker>)>()
+            .count(),
+        (n / 3) as usize
+    );
+    let with_b = world
+        .query::<(&A, Option<&B>)>()
+        .filter(|(_, b)| b.is_some())
+        .count();
+    assert_eq!(with_b, (2 * n / 3) as usize);
+    world
+        .query::<(&mut A, Option<&mut B>)>()
+        .for_each(|(a, b)| {
+            a.0 += 1;
+            if let Some(b) = b {
+                b.0 += 1;
+            }
+        });
+    let sum_b: u64 = world.query::<&B>().map(|b| b.0).sum();
+    let expected: u64 = (0..n as u64)
+        .filter(|i| i % 3 != 0)
+        .map(|i| i + 1)
+        .sum::<u64>()
+        + 1000;
+    assert_eq!(sum_b, expected);
+    let entities = world.query::<Entity>().count();
+    assert_eq!(entities, world.len());
+    // Contradictory slots match nothing.
+    assert_eq!(world.query_filtered::<&A, Without<A>>().count(), 0);
+}
+
+#[test]
+fn query_state_sees_tables_created_after_it() {
+    let mut world = ArchWorld::new();
+    world.spawn((A(1),));
+    let mut state = world.query_state::<&A, ()>().unwrap();
+    assert_eq!(state.iter(&world).count(), 1);
+    world.spawn((A(2), B(2)));
+    let e = world.spawn((C("x".into()),));
+    world.insert(e, A(3)).unwrap();
+    let mut seen: Vec<u32> = state.iter(&world).map(|a| a.0).collect();
+    seen.sort_unstable();
+    assert_eq!(seen, vec![1, 2, 3]);
+    // Emptied tables yield no chunk but stay matched.
+    world.clear();
+    assert_eq!(state.iter(&world).count(), 0);
+    world.spawn((A(4), B(4)));
+    assert_eq!(state.iter(&world).map(|a| a.0).collect::<Vec<_>>(), vec![4]);
+}
+
+#[test]
+fn spawn_batch_fills_a_table_in_one_reservation() {
+    let mut world = ArchWorld::new();
+    let n = scale(1000, 20);
+    let entities = world.spawn_batch((0..n as u32).map(|i| (A(i), B(i as u64))));
+    let archetypes = world.storage().archetypes();
+    let table = archetypes.table(archetypes.locate(entities[0]).unwrap().table);
+    assert_eq!(table.len(), n);
+    // Growing one push at a time would have doubled past `n`.
+    assert_eq!(table.column(0).capacity(), n);
+    assert_eq!(table.column(1).capacity(), n);
+    assert_eq!(world.get::<A>(entities[n - 1]), Some(&A(n as u32 - 1)));
+    check(&world);
+}
+
+#[test]
+fn a_known_bundle_resolves_its_table_once() {
+    let mut world = ArchWorld::new();
+    world.spawn((A(0), B(0)));
+    let lookups = world.storage().archetypes().graph().set_lookups();
+    for i in 0..scale(100, 10) as u32 {
+        world.spawn((A(i), B(0)));
+    }
+    world.spawn_batch((0..10).map(|i| (A(i), B(0))));
+    assert_eq!(world.storage().archetypes().graph().set_lookups(), lookups);
+    // A different field order is a different bundle type, but the same table.
+    let e = world.spawn((B(1), A(1)));
+    let tables = world.storage().archetypes().tables().len();
+    assert_eq!(tables, 2);
+    assert_eq!(
+        (world.get::<A>(e), world.get::<B>(e)),
+        (Some(&A(1)), Some(&B(1)))
+    );
+}
+
+#[test]
+fn values_drop_exactly_once() {
+    let counter = Arc::new(());
+    let live = || Arc::strong_count(&counter) - 1;
+    let mut world = ArchWorld::new();
+    let n = scale(20, 6);
+    let entities: Vec<Entity> = (0..n)
+        .map(|i| {
+            if i % 2 == 0 {
+                world.spawn((Counted(counter.clone()), A(i as u32)))
+            } else {
+                world.spawn((Counted(counter.clone()),))
+            }
+        })
+        .collect();
+    assert_eq!(live(), n);
+
+    // Insert-overwrite hands the old value back (dropped here, by the caller).
+    let old = world.insert(entities[0], Counted(counter.clone())).unwrap();
+    assert_eq!(live(), n + 1);
+    drop(old);
+    assert_eq!(live(), n);
+
+    // Insert of a new component moves the row; nothing is dropped or duplicated.
+    world
+        .insert(entities[1], Counted2(counter.clone()))
+        .unwrap();
+    world.insert(entities[1], B(1)).unwrap();
+    assert_eq!(live(), n + 1);
+
+    // Remove hands the value out.
+    let removed = world.remove::<Counted>(entities[2]).unwrap();
+    assert_eq!(live(), n + 1);
+    drop(removed);
+    assert_eq!(live(), n);
+
+    // Despawn drops every component of the entity.
+    world.despawn(entities[1]).unwrap();
+    assert_eq!(live(), n - 2);
+    check(&world);
+
+    // Clear drops everything; the world stays usable.
+    world.clear();
+    assert_eq!(live(), 0);
+    let e = world.spawn((Counted(counter.clone()), Counted2(counter.clone())));
+    world.remove::<Counted2>(e).unwrap();
+    assert_eq!(live(), 1);
+    check(&world);
+
+    // Dropping the world drops what is left.
+    world.spawn((Counted(counter.clone()),));
+    drop(world);
+    assert_eq!(live(), 0);
+}
+
+fn bombs(world: &mut ArchWorld, counter: &Arc<()>, drops: &Arc<AtomicUsize>, armed: usize) {
+    for i in 0..5 {
+        world.spawn((
+            Bomb {
+                armed: i == armed,
+                drops: drops.clone(),
+            },
+            Counted(counter.clone()),
+            A(i as u32),
+        ));
+    }
+}
+
+#[test]
+fn panicking_drop_in_despawn_leaves_the_world_usable() {
+    let counter = Arc::new(());
+    let drops = Arc::new(AtomicUsize::new(0));
+    let mut world = ArchWorld::new();
+    bombs(&mut world, &counter, &drops, 2);
+    let victim = world
+        .query::<(Entity, &A)>()
+        .find(|(_, a)| a.0 == 2)
+        .unwrap()
+        .0;
+    let result = catch_unwind(AssertUnwindSafe(|| world.despawn(victim)));
+    assert!(result.is_err());
+    // The entity is gone, its other component dropped, the rest intact.
+    assert!(!world.contains(victim));
+    assert_eq!(drops.load(Ordering::SeqCst), 1);
+    assert_eq!(Arc::strong_count(&counter), 1 + 4);
+    check(&world);
+    let mut left: Vec<u32> = world.query::<&A>().map(|a| a.0).collect();
+    left.sort_unstable();
+    assert_eq!(left, vec![0, 1, 3, 4]);
+    // Still usable.
+    let e = world.spawn((A(9),));
+    world.insert(e, B(9)).unwrap();
+    check(&world);
+    drop(world);
+    assert_eq!(drops.load(Ordering::SeqCst), 5);
+    assert_eq!(Arc::strong_count(&counter), 1);
+}
+
+#[test]
+fn panicking_drop_in_clear_still_drops_everything() {
+    let counter = Arc::new(());
+    let drops = Arc::new(AtomicUsize::new(0));
+    let mut world = ArchWorld::new();
+    bombs(&mut world, &counter, &drops, 0);
+    world.spawn((Counted(counter.clone()), B(1)));
+    let result = catch_unwind(AssertUnwindSafe(|| world.clear()));
+    assert!(result.is_err());
+    assert_eq!(drops.load(Ordering::SeqCst), 5);
+    assert_eq!(Arc::strong_count(&counter), 1);
+    assert!(world.is_empty());
+    check(&world);
+    world.spawn((A(1), Counted(counter.clone())));
+    assert_eq!(world.query::<&A>().count(), 1);
+    drop(world);
+    assert_eq!(Arc::strong_count(&counter), 1);
+}
+
+#[test]
+fn panicking_drop_when_the_world_drops_still_drops_everything() {
+    let counter = Arc::new(());
+    let drops = Arc::new(AtomicUsize::new(0));
+    let mut world = ArchWorld::new();
+    bombs(&mut world, &counter, &drops, 3);
+    world.spawn((Counted(counter.clone()), B(1)));
+    let result = catch_unwind(AssertUnwindSafe(move || drop(world)));
+    assert!(result.is_err());
+    assert_eq!(drops.load(Ordering::SeqCst), 5);
+    assert_eq!(Arc::strong_count(&counter), 1);
+}
+
+#[test]
+fn zero_sized_components_allocate_no_column_memory() {
+    let mut world = ArchWorld::new();
+    let n = scale(2000, 40);
+    let entities = world.spawn_batch((0..n).map(|_| (Marker,)));
+    for &e in entities.iter().step_by(2) {
+        world.insert(e, Marker2).unwrap();
+    }
+    for &e in entities.iter().step_by(4) {
+        world.remove::<Marker>(e).unwrap();
+    }
+    check(&world);
+    let column_bytes: usize = world
+        .storage()
+        .archetypes()
+        .tables()
+        .iter()
+        .flat_map(|t| (0..t.components().len()).map(move |c| t.column(c).memory_usage()))
+        .sum();
+    assert_eq!(column_bytes, 0);
+    assert_eq!(world.query::<&Marker>().count(), n - n.div_ceil(4));
+    assert_eq!(
+        world.query::<(&Marker, &Marker2)>().count(),
+        n / 2 - n.div_ceil(4)
+    );
+    assert_eq!(world.remove::<Marker2>(entities[0]), Ok(Marker2));
+}
+
+#[repr(align(64))]
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Align64(u32);
+impl Component for Align64 {}
+
+#[repr(align(4096))]
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Page(u32);
+impl Component for Page {}
+
+#[test]
+fn over_aligned_components_stay_aligned() {
+    let mut world = ArchWorld::new();
+    let n = scale(20, 4) as u32;
+    let entities: Vec<Entity> = (0..n).map(|i| world.spawn((A(i), Align64(i)))).collect();
+    for &e in entities.iter().step_by(2) {
+        let i = world.get::<A>(e).unwrap().0;
+        world.insert(e, Page(i)).unwrap();
+    }
+    world.despawn(entities[0]).unwrap();
+    world.remove::<Page>(entities[2]).unwrap();
+    check(&world);
+    for &e in &entities[1..] {
+        let i = world.get::<A>(e).unwrap().0;
+        let a64 = world.get::<Align64>(e).unwrap();
+        assert_eq!((a64.0, a64 as *const Align64 as usize % 64), (i, 0));
+        if let Some(page) = world.get::<Page>(e) {
+            assert_eq!((page.0, page as *const Page as usize % 4096), (i, 0));
+        }
+    }
+    world
+        .query::<(&A, &Align64, Option<&Page>)>()
+        .for_each(|(a, a64, page)| {
+            assert_eq!(a64.0, a.0);
+            assert_eq!(a64 as *const Align64 as usize % 64, 0);
+            if let Some(page) = page {
+                assert_eq!((page.0, page as *const Page as usize % 4096), (a.0, 0));
+            }
+        });
+    assert_eq!(world.query::<&Page>().count(), (n as usize).div_ceil(2) - 2);
+}
+
+#[test]
+fn components_by_id_including_unpadded_layouts() {
+    let mut world = ArchWorld::new();
+    let raw = |layout| ComponentDescriptor {
+        name: "Raw".into(),
+        layout,
+        drop: None,
+        storage: StorageKind::Table,
+    };
+    // Size 3, alignment 4: the registry pads it to 4 bytes, so byte access uses 4.
+    let odd = world.register_dynamic(raw(Layout::from_size_align(3, 4).unwrap()));
+    let four = world.register_dynamic(raw(Layout::new::<[u8; 4]>()));
+    let zst = world.register_dynamic(raw(Layout::from_size_align(0, 8).unwrap()));
+    let e = world.spawn((A(1),));
+    let f = world.spawn((A(2),));
+    assert_eq!(world.component_info(odd).unwrap().layout().size(), 4);
+    assert!(world.insert_bytes(e, odd, &[1, 2, 3]).is_err());
+    world.insert_bytes(e, odd, &[1, 2, 3, 0]).unwrap();
+    world.insert_bytes(f, odd, &[4, 5, 6, 0]).unwrap();
+    world.insert_bytes(e, four, &[7, 8, 9, 10]).unwrap();
+    world.insert_bytes(e, zst, &[]).unwrap();
+    world.insert_bytes(e, odd, &[11, 12, 13, 0]).unwrap();
+    check(&world);
+    assert_eq!(world.get_bytes(e, odd), Some(&[11u8, 12, 13, 0][..]));
+    assert_eq!(world.get_bytes(f, odd), Some(&[4u8, 5, 6, 0][..]));
+    assert_eq!(world.get_bytes(e, four), Some(&[7u8, 8, 9, 10][..]));
+    assert_eq!(world.get_bytes(e, zst), Some(&[][..]));
+    world.remove_by_id(e, odd).unwrap();
+    assert!(world.remove_by_id(e, odd).is_err());
+    assert_eq!(world.get_bytes(e, odd), None);
+    assert_eq!(world.get_bytes(e, four), Some(&[7u8, 8, 9, 10][..]));
+    assert_eq!(world.get::<A>(e), Some(&A(1)));
+    world.remove_by_id(f, odd).unwrap();
+    check(&world);
+}
+
+#[test]
+fn memory_usage_counts_columns_and_keeps_capacity_on_clear() {
+    let mut world = ArchWorld::new();
+    let empty = world.storage().memory_usage();
+    world.spawn_batch((0..scale(100, 10) as u32).map(|i| (A(i), B(i as u64))));
+    let filled = world.storage().memory_usage();
+    assert!(filled >= empty + scale(100, 10) * (size_of::<A>() + size_of::<B>()));
+    world.clear();
+    // Capacity is kept for reuse.
+    assert_eq!(world.storage().memory_usage(), filled);
+}
+
+#[test]
+fn entities_without_components_live_in_the_empty_table() {
+    let mut world = ArchWorld::new();
+    let e = world.spawn(());
+    let archetypes = world.storage().archetypes();
+    assert_eq!(archetypes.locate(e).unwrap().table, TableId::EMPTY);
+    assert_eq!(world.query::<Entity>().collect::<Vec<_>>(), vec![e]);
+    world.insert(e, A(1)).unwrap();
+    world.remove::<A>(e).unwrap();
+    assert_eq!(
+        world.storage().archetypes().locate(e).unwrap().table,
+        TableId::EMPTY
+    );
+    check(&world);
+}
+
+/// A small deterministic generator (xorshift64*).
+struct Rng(u64);
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n
+    }
+}
+
+/// Sorted `(entity, A, B?, C?)` of every entity with `A`, for comparing worlds.
+fn snapshot<S: Storage>(world: &mut World<S>) -> Vec<(Entity, u32, Option<u64>, Option<String>)> {
+    let mut rows: Vec<_> = world
+        .query::<(Entity, &A, Option<&B>, Option<&C>)>()
+        .map(|(e, a, b, c)| (e, a.0, b.map(|b| b.0), c.map(|c| c.0.clone())))
+        .collect();
+    rows.sort_by_key(|r| r.0);
+    rows
+}
+
+fn filtered<S: Storage>(world: &mut World<S>) -> Vec<Entity> {
+    let mut rows: Vec<Entity> = world
+        .query_filtered::<Entity, (With<B>, Without<Marker>)>()
+        .collect();
+    rows.sort_unstable();
+    rows
+}
+
+#[test]
+fn matches_the_reference_backend_under_random_operations() {
+    let mut arch = ArchWorld::new();
+    let mut reference = World::<VecStorage>::new();
+    let mut live: Vec<Entity> = Vec::new();
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for step in 0..scale(3000, 300) {
+        let value = step as u32;
+        match rng.below(10) {
+            0 | 1 if live.len() < 200 => {
+                let (x, y) = match rng.below(4) {
+                    0 => (arch.spawn((A(value),)), reference.spawn((A(value),))),
+                    1 => (
+                        arch.spawn((A(value), B(value as u64))),
+                        reference.spawn((A(value), B(value as u64))),
+                    ),
+                    2 => (
+                        arch.spawn((C(value.to_string()), Marker)),
+                        reference.spawn((C(value.to_string()), Marker)),
+                    ),
+                    _ => (arch.spawn(()), reference.spawn(())),
+                };
+                assert_eq!(x, y);
+                live.push(x);
+            }
+            _ if live.is_empty() => {}
+            2 | 3 => {
+                let e = live[rng.below(live.len())];
+                match rng.below(4) {
+                    0 => assert_eq!(arch.insert(e, A(value)), reference.insert(e, A(value))),
+                    1 => assert_eq!(
+                        arch.insert(e, B(value as u64)),
+                        reference.insert(e, B(value as u64))
+                    ),
+                    2 => assert_eq!(
+                        arch.insert(e, C(value.to_string())),
+                        reference.insert(e, C(value.to_string()))
+                    ),
+                    _ => assert_eq!(arch.insert(e, Marker), reference.insert(e, Marker)),
+                }
+            }
+            4 | 5 => {
+                let e = live[rng.below(live.len())];
+                match rng.below(4) {
+                    0 => assert_eq!(arch.remove::<A>(e), reference.remove::<A>(e)),
+                    1 => assert_eq!(arch.remove::<B>(e), reference.remove::<B>(e)),
+                    2 => assert_eq!(arch.remove::<C>(e), reference.remove::<C>(e)),
+                    _ => assert_eq!(arch.remove::<Marker>(e), reference.remove::<Marker>(e)),
+                }
+            }
+            6 => {
+                let e = live.swap_remove(rng.below(live.len()));
+                assert_eq!(arch.despawn(e), reference.despawn(e));
+            }
+            7 => {
+                let e = live[rng.below(live.len())];
+                assert_eq!(arch.get::<A>(e), reference.get::<A>(e));
+                assert_eq!(arch.get::<C>(e), reference.get::<C>(e));
+                if let Some(b) = arch.get_mut::<B>(e) {
+                    b.0 += 1;
+                    reference.get_mut::<B>(e).unwrap().0 += 1;
+                }
+            }
+            8 if rng.below(50) == 0 => {
+                arch.clear();
+                reference.clear();
+                live.clear();
+            }
+            _ => {
+                assert_eq!(snapshot(&mut arch), snapshot(&mut reference));
+                assert_eq!(filtered(&mut arch), filtered(&mut reference));
+            }
+        }
+    }
+    check(&arch);
+    assert_eq!(snapshot(&mut arch), snapshot(&mut reference));
+    assert_eq!(filtered(&mut arch), filtered(&mut reference));
+    assert_eq!(arch.len(), reference.len());
+}

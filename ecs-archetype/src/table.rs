@@ -1,0 +1,542 @@
+//! Tables: one per archetype (set of component types), one column per component.
+//!
+//! A table stores every entity that has *exactly* its set of components. Each component is a
+//! type-erased column ([`BlobVec`]); the entity of row `i` is `entities[i]`, and its value of
+//! component `components[c]` is item `i` of `columns[c]`. Because every row of a table has the
+//! same components, a query that matches the table can walk each column with a plain pointer
+//! offset: no per-row checks, no look-ups.
+//!
+//! ```text
+//!   Table {Position, Velocity, Frozen}        components sorted by id: [2, 5, 9]
+//!
+//!             entities   columns[0]: Position   columns[1]: Velocity   columns[2]: Frozen (ZST)
+//!   row 0 ──▶   3v1       (0.0, 1.0)             (1.0, 0.0)             ()
+//!   row 1 ──▶   7v2       (4.0, 2.0)             (0.0, 1.0)             ()
+//!   row 2 ──▶   1v1       (8.0, 3.0)             (0.5, 0.5)             ()
+//!
+//!   swap-remove row 0: the last row (1v1) moves into the hole, in every column at once
+//!   row 0 ──▶   1v1       (8.0, 3.0)             (0.5, 0.5)             ()
+//!   row 1 ──▶   7v2       (4.0, 2.0)             (0.0, 1.0)             ()
+//! ```
+//!
+//! A table knows nothing about entity records: operations that move a row report which entity
+//! changed row, and the caller ([`Archetypes`](crate::archetypes::Archetypes)) fixes its record.
+//! Mutating operations are crate-private: only the archetype layer may break and restore the
+//! "all columns are parallel" invariant.
+
+use std::cmp::Ordering;
+use std::ptr::NonNull;
+
+use ecs_core::blob::BlobVec;
+use ecs_core::component::ComponentId;
+use ecs_core::entity::Entity;
+use ecs_core::unwind::for_each_completing;
+
+use crate::component_index::ComponentIndex;
+
+/// The most rows a table may hold: rows are kept as `u32` in entity records.
+pub const MAX_ROWS: usize = u32::MAX as usize;
+
+/// The index of a table within its storage.
+///
+/// Tables are never removed (an emptied table stays, ready for the next entity of its
+/// archetype), so a `TableId` stays valid for the storage's lifetime and ids grow in creation
+/// order — which is what lets a query cache remember "I have seen tables `0..n`".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TableId(u32);
+
+impl TableId {
+    /// The table of entities with no component, created with the storage.
+    pub const EMPTY: TableId = TableId(0);
+
+    /// The id of the table at `index`.
+    ///
+    /// # Panics
+    /// If `index` does not fit in 32 bits.
+    pub fn new(index: usize) -> TableId {
+        TableId(u32::try_from(index).expect("more than 2^32 tables"))
+    }
+
+    /// The id with the raw value `raw` (for sentinels; `new` is the checked constructor).
+    pub(crate) const fn from_raw(raw: u32) -> TableId {
+        TableId(raw)
+    }
+
+    /// The id as an index into the storage's tables.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// What a row move did, so the caller can fix entity records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RowMove {
+    /// The row the entity now has in the destination table.
+    pub(crate) dst_row: usize,
+    /// The entity that was moved into the vacated source row (`None` if it was the last row).
+    pub(crate) moved: Option<Entity>,
+}
+
+/// The entities of one archetype and their components, one column per component.
+///
+/// # Invariants
+/// * `components` is sorted ascending and free of duplicates; `columns[c]` holds values of
+///   component `components[c]` (created from its registered layout and drop function).
+/// * Every column has exactly `entities.len()` items: row `i` of every column belongs to
+///   `entities[i]` (broken only inside the crate-private mutating methods, never across
+///   a return or an unwind).
+/// * `entities.len() <= MAX_ROWS`.
+pub struct Table {
+    id: TableId,
+    components: Box<[ComponentId]>,
+    columns: Box<[BlobVec]>,
+    entities: Vec<Entity>,
+}
+
+impl Table {
+    /// An empty table for the sorted set `components`, every one known to `index`.
+    pub(crate) fn new(
+        id: TableId,
+        components: Box<[ComponentId]>,
+        index: &ComponentIndex,
+    ) -> Table {
+        debug_assert!(components.windows(2).all(|w| w[0] < w[1]), "unsorted set");
+        let columns = components.iter().map(|&c| index.new_column(c)).collect();
+        Table {
+            id,
+            components,
+            columns,
+            entities: Vec::new(),
+        }
+    }
+
+    /// This table's id.
+    #[inline]
+    pub fn id(&self) -> TableId {
+        self.id
+    }
+
+    /// The archetype: component ids, sorted ascending; column `i` holds `components()[i]`.
+    #[inline]
+    pub fn components(&self) -> &[ComponentId] {
+        &self.components
+    }
+
+    /// Number of rows (entities).
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.entities.len()
+    }
+
+    /// True when the table holds no entity.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.entities.is_empty()
+    }
+
+    /// The entity of each row, in row order.
+    #[inline]
+    pub fn entities(&self) -> &[Entity] {
+        &self.entities
+    }
+
+    /// The column holding `component`, if the table has it (binary search over the sorted ids).
+    #[inline]
+    pub fn column_index(&self, component: ComponentId) -> Option<usize> {
+        self.components.binary_search(&component).ok()
+    }
+
+    /// Whether the table's archetype includes `component`.
+    #[inline]
+    pub fn has(&self, component: ComponentId) -> bool {
+        self.column_index(component).is_some()
+    }
+
+    /// Column `index` (see [`Table::column_index`]).
+    ///
+    /// # Panics
+    /// If `index` is not below the number of components.
+    #[inline]
+    pub fn column(&self, index: usize) -> &BlobVec {
+        &self.columns[index]
+    }
+
+    /// Heap bytes held: column buffers, the entity vector and the component list.
+    pub fn memory_usage(&self) -> usize {
+        let columns: usize = self.columns.iter().map(BlobVec::memory_usage).sum();
+        columns
+            + self.columns.len() * size_of::<BlobVec>()
+            + self.components.len() * size_of::<ComponentId>()
+            + self.entities.capacity() * size_of::<Entity>()
+    }
+
+    /// Makes room for `additional` more rows in every column and the entity vector.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.entities.reserve(additional);
+        for column in self.columns.iter_mut() {
+            column.reserve(additional);
+        }
+    }
+
+    /// Appends a row for `entity` whose values `write` pushes onto the columns; returns the row.
+    ///
+    /// Room for the row is reserved before `write` runs, so pushing within it cannot
+    /// reallocate. Should `write` unwind after pushing onto some columns, the values it pushed
+    /// are dropped and the table is left as it was.
+    ///
+    /// # Panics
+    /// If the table already holds [`MAX_ROWS`] rows (before `write` runs).
+    ///
+    /// # Safety
+    /// `write` pushes at most one value onto each column, of that column's component; if it
+    /// returns, it has pushed exactly one onto every column.
+    pub(crate) unsafe fn push_row(
+        &mut self,
+        entity: Entity,
+        write: impl FnOnce(&mut [BlobVec]),
+    ) -> usize {
+        assert!(self.len() < MAX_ROWS, "more than 2^32 rows in one table");
+        self.reserve(1);
+        let row = self.entities.len();
+        /// Drops whatever `write` pushed if it unwinds, restoring parallel columns.
+        struct Rollback<'a>(&'a mut [BlobVec], usize);
+        impl Drop for Rollback<'_> {
+            fn drop(&mut self) {
+                let rows = self.1;
+                for_each_completing(self.0.iter_mut(), |column| {
+                    if column.len() > rows {
+                        // SAFETY: the column holds `rows + 1` values; the last one was pushed
+                        // by the unwinding `write` and is owned by the column.
+                        unsafe { column.swap_remove_and_drop_unchecked(rows) };
+                    }
+                });
+            }
+        }
+        let rollback = Rollback(&mut self.columns, row);
+        write(rollback.0);
+        std::mem::forget(rollback);
+        debug_assert!(self.columns.iter().all(|c| c.len() == row + 1));
+        // Capacity was reserved above: this push does not reallocate or panic.
+        self.entities.push(entity);
+        row
+    }
+
+    /// Moves row `row` into `dst`, a different table, and swap-removes it here.
+    ///
+    /// Values of components both tables hold are moved bytewise. For each component only this
+    /// table holds, `take(component, value)` must move the value out (it is forgotten here). For each component only `dst` holds, `fill(component, column)` must push exactly
+    /// one value onto `column`.
+    ///
+    /// # Panics
+    /// If `dst` already holds [`MAX_ROWS`] rows (before anything moves).
+    ///
+    /// # Safety
+    /// `row < self.len()`; `take` and `fill` do as described and do not panic (a value may
+    /// then be owned by both tables).
+    pub(crate) unsafe fn move_row_to(
+        &mut self,
+        row: usize,
+        dst: &mut Table,
+        mut take: impl FnMut(ComponentId, NonNull<u8>),
+        mut fill: impl FnMut(ComponentId, &mut BlobVec),
+    ) -> RowMove {
+        debug_assert!(row < self.len());
+        assert!(dst.len() < MAX_ROWS, "more than 2^32 rows in one table");
+        // Reserve first: nothing below allocates, so nothing below can panic.
+        dst.reserve(1);
+        let (src_ids, dst_ids) = (&self.components, &dst.components);
+        let (mut s, mut d) = (0, 0);
+        // Merge walk over the two sorted component lists.
+        while s < src_ids.len() || d < dst_ids.len() {
+            // Which list holds the smaller next id; an exhausted list compares as greater.
+            let next = match (src_ids.get(s), dst_ids.get(d)) {
+                (Some(a), Some(b)) => a.cmp(b),
+                (Some(_), None) => Ordering::Less,
+                (None, _) => Ordering::Greater,
+            };
+            match next {
+                Ordering::Equal => {
+                    // SAFETY: `row < len` (caller) and the columns hold the same component;
+                    // the value is forgotten here below, so it is owned once, by `dst`.
+                    unsafe { dst.columns[d].push_from(self.columns[s].get_unchecked(row)) };
+                    s += 1;
+                    d += 1;
+                }
+                Ordering::Less => {
+                    // SAFETY: `row < len` (caller); `take` moves the value out.
+                    take(src_ids[s], unsafe { self.columns[s].get_unchecked(row) });
+                    s += 1;
+                }
+                Ordering::Greater => {
+                    fill(dst_ids[d], &mut dst.columns[d]);
+                    d += 1;
+                }
+            }
+        }
+        for column in self.columns.iter_mut() {
+            // SAFETY: `row < len`; its value was moved to `dst` or out through `take`.
+            unsafe { column.swap_remove_forget_unchecked(row) };
+        }
+        let entity = self.entities.swap_remove(row);
+        let dst_row = dst.entities.len();
+        dst.entities.push(entity);
+        debug_assert!(dst.columns.iter().all(|c| c.len() == dst_row + 1));
+        RowMove {
+            dst_row,
+            moved: self.entities.get(row).copied(),
+        }
+    }
+
+    /// Swap-removes row `row` and drops its values.
+    ///
+    /// The entity bookkeeping is committed first: the row leaves `entities` and
+    /// `records_fixup(moved)` is called with the entity now at `row` (if any) *before* any
+    /// value's `Drop` runs. The drops then run column by column; if one panics, the others
+    /// still run and every column still loses the row, so the table stays consistent.
+    ///
+    /// # Safety
+    /// `row < self.len()`; `records_fixup` does not panic.
+    pub(crate) unsafe fn swap_remove_and_drop_row(
+        &mut self,
+        row: usize,
+        records_fixup: impl FnOnce(Option<Entity>),
+    ) {
+        debug_assert!(row < self.len());
+        self.entities.swap_remove(row);
+        records_fixup(self.entities.get(row).copied());
+        for_each_completing(self.columns.iter_mut(), |column| {
+            // SAFETY: every column held `entities.len() + 1 > row` values.
+            unsafe { column.swap_remove_and_drop_unchecked(row) }
+        });
+    }
+
+    /// Drops every row. The entity vector is emptied before any value's `Drop` runs; if one
+    /// panics, every other value is still dropped and all columns end empty.
+    pub(crate) fn clear(&mut self) {
+        self.entities.clear();
+        for_each_completing(self.columns.iter_mut(), BlobVec::clear);
+    }
+}
+
+impl std::fmt::Debug for Table {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Table")
+            .field("id", &self.id)
+            .field("components", &self.components)
+            .field("len", &self.entities.len())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ecs_core::component::{Component, Components};
+    use std::alloc::Layout;
+
+    #[derive(Debug, PartialEq, Clone)]
+    struct A(u32);
+    impl Component for A {}
+    #[derive(Debug, PartialEq, Clone)]
+    struct B(String);
+    impl Component for B {}
+    #[derive(Debug, PartialEq, Clone)]
+    struct C(u64);
+    impl Component for C {}
+
+    struct Setup {
+        ids: [ComponentId; 3],
+        index: ComponentIndex,
+    }
+
+    fn setup() -> Setup {
+        let mut components = Components::default();
+        let ids = [
+            components.register::<A>(),
+            components.register::<B>(),
+            components.register::<C>(),
+        ];
+        let mut index = ComponentIndex::default();
+        for id in ids {
+            index.learn(components.info(id));
+        }
+        Setup { ids, index }
+    }
+
+    fn entity(i: u32) -> Entity {
+        Entity::new(i, 1).unwrap()
+    }
+
+    /// Pushes a row of (A, B) onto a table whose columns are exactly [A, B].
+    fn push_ab(table: &mut Table, e: Entity, i: u32) {
+        // SAFETY: the table's columns are A then B; one value is pushed onto each.
+        unsafe {
+            table.push_row(e, |cols| {
+                cols[0].push(A(i));
+                cols[1].push(B(i.to_string()));
+            })
+        };
+    }
+
+    /// Reads a value of type `T` from `column` at `row`.
+    ///
+    /// # Safety
+    /// The column holds `T` and `row` is in bounds.
+    unsafe fn read<T: Clone>(table: &Table, column: usize, row: usize) -> T {
+        // SAFETY: forwarded.
+        unsafe {
+            table
+                .column(column)
+                .get_unchecked(row)
+                .cast::<T>()
+                .as_ref()
+                .clone()
+        }
+    }
+
+    fn assert_parallel(table: &Table) {
+        for c in 0..table.components().len() {
+            assert_eq!(
+                table.column(c).len(),
+                table.len(),
+                "column {c} not parallel"
+            );
+        }
+    }
+
+    #[test]
+    fn move_row_keeps_columns_parallel() {
+        let s = setup();
+        let [a, b, c] = s.ids;
+        let mut ab = Table::new(TableId::new(1), Box::new([a, b]), &s.index);
+        let mut abc = Table::new(TableId::new(2), Box::new([a, b, c]), &s.index);
+        for i in 0..4 {
+            push_ab(&mut ab, entity(i), i);
+        }
+        let mut extra = std::mem::ManuallyDrop::new(C(99));
+        let extra_ptr = NonNull::from(&mut *extra).cast::<u8>();
+        // SAFETY: row 1 exists; `fill` pushes the one C value `abc` lacks; `take` is never
+        // called (`abc` has every column of `ab`).
+        let moved = unsafe {
+            ab.move_row_to(
+                1,
+                &mut abc,
+                |_, _| panic!("nothing to take"),
+                |id, col| {
+                    assert_eq!(id, c);
+                    col.push_from(extra_ptr);
+                },
+            )
+        };
+        assert_eq!(
+            moved,
+            RowMove {
+                dst_row: 0,
+                moved: Some(entity(3))
+            }
+        );
+        assert_parallel(&ab);
+        assert_parallel(&abc);
+        assert_eq!(ab.entities(), &[entity(0), entity(3), entity(2)]);
+        assert_eq!(abc.entities(), &[entity(1)]);
+        // SAFETY: column types and rows as laid out above.
+        unsafe {
+            assert_eq!(read::<A>(&ab, 0, 1), A(3));
+            assert_eq!(read::<B>(&ab, 1, 1), B("3".into()));
+            assert_eq!(read::<A>(&abc, 0, 0), A(1));
+            assert_eq!(read::<B>(&abc, 1, 0), B("1".into()));
+            assert_eq!(read::<C>(&abc, 2, 0), C(99));
+        }
+
+        // And back, taking C out; moving the last row reports no moved entity.
+        let mut out = std::mem::MaybeUninit::<C>::uninit();
+        let out_ptr = NonNull::from(&mut out).cast::<u8>();
+        // SAFETY: row 0 exists; `take` moves the C value out into `out`; `fill` is never
+        // called (`ab` has no column `abc` lacks).
+        let moved = unsafe {
+            abc.move_row_to(
+                0,
+                &mut ab,
+                |id, ptr| {
+                    assert_eq!(id, c);
+                    std::ptr::copy_nonoverlapping(ptr.as_ptr(), out_ptr.as_ptr(), size_of::<C>());
+                },
+                |_, _| panic!("nothing to fill"),
+            )
+        };
+        assert_eq!(
+            moved,
+            RowMove {
+                dst_row: 3,
+                moved: None
+            }
+        );
+        // SAFETY: `take` wrote a C into `out`.
+        assert_eq!(unsafe { out.assume_init() }, C(99));
+        assert!(abc.is_empty());
+        assert_parallel(&ab);
+        assert_parallel(&abc);
+        // SAFETY: row 3 of `ab` is the moved-back entity 1.
+        assert_eq!(unsafe { read::<B>(&ab, 1, 3) }, B("1".into()));
+    }
+
+    #[test]
+    fn drop_row_reports_moved_entity_before_dropping() {
+        let s = setup();
+        let [a, b, _] = s.ids;
+        let mut ab = Table::new(TableId::new(1), Box::new([a, b]), &s.index);
+        for i in 0..3 {
+            push_ab(&mut ab, entity(i), i);
+        }
+        let mut seen = None;
+        // SAFETY: row 0 exists; the fixup does not panic.
+        unsafe { ab.swap_remove_and_drop_row(0, |moved| seen = Some(moved)) };
+        assert_eq!(seen, Some(Some(entity(2))));
+        assert_eq!(ab.entities(), &[entity(2), entity(1)]);
+        assert_parallel(&ab);
+        // SAFETY: row 0 is now entity 2's (A, B).
+        assert_eq!(unsafe { read::<B>(&ab, 1, 0) }, B("2".into()));
+        // SAFETY: the last row exists.
+        unsafe { ab.swap_remove_and_drop_row(1, |moved| seen = Some(moved)) };
+        assert_eq!(seen, Some(None));
+        ab.clear();
+        assert!(ab.is_empty());
+        assert_parallel(&ab);
+    }
+
+    #[test]
+    fn push_row_rolls_back_when_write_unwinds() {
+        let s = setup();
+        let [a, b, _] = s.ids;
+        let mut ab = Table::new(TableId::new(1), Box::new([a, b]), &s.index);
+        push_ab(&mut ab, entity(0), 0);
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            // SAFETY: pushes at most one A and then unwinds before pushing B.
+            unsafe {
+                ab.push_row(entity(1), |cols| {
+                    cols[0].push(A(1));
+                    panic!("write failed");
+                })
+            }
+        }));
+        assert!(result.is_err());
+        assert_eq!(ab.entities(), &[entity(0)]);
+        assert_parallel(&ab);
+        push_ab(&mut ab, entity(2), 2);
+        // SAFETY: row 1 is entity 2's (A, B).
+        assert_eq!(unsafe { read::<A>(&ab, 0, 1) }, A(2));
+    }
+
+    #[test]
+    fn column_lookup_by_id() {
+        let s = setup();
+        let [a, b, c] = s.ids;
+        let ac = Table::new(TableId::new(1), Box::new([a, c]), &s.index);
+        assert_eq!(ac.column_index(a), Some(0));
+        assert_eq!(ac.column_index(c), Some(1));
+        assert_eq!(ac.column_index(b), None);
+        assert!(ac.has(c) && !ac.has(b));
+        assert_eq!(ac.column(1).item_layout(), Layout::new::<C>());
+    }
+}

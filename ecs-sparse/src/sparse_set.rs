@@ -1,0 +1,293 @@
+//! `SparseSet`: the values of one component, packed, with O(1) insert, look-up and removal.
+//!
+//! Three arrays kept in step (seed 000's "Sparse Sets", seed 004's per-type storage):
+//!
+//! ```text
+//!                 sparse (paged, by entity index)          dense entities     dense data
+//!   index:    0     1     2     3     4     5          pos:  0     1     2      0   1   2
+//!          [  ∅  |  2  |  ∅  |  0  |  1  |  ∅  ]           [ 3v1 | 4v2 | 1v1 ]  [ c3| c4| c1]
+//!                   |           |     |                        ^     ^     ^
+//!                   |           +-----|------------------------+     |     |
+//!                   |                 +------------------------------+     |
+//!                   +------------------------------------------------------+
+//!
+//!   remove 3v1 (swap-remove): pos = sparse[3] = 0; the last row (1v1, c1) moves into pos 0,
+//!   sparse[1] = 0, sparse[3] = ∅, length 2. No gap is left and the freed slot is the next
+//!   one written: memory is reused, never leaked, as seed 000 demands.
+//!
+//!          [  ∅  |  0  |  ∅  |  ∅  |  1  |  ∅  ]           [ 1v1 | 4v2 ]        [ c1| c4]
+//! ```
+//!
+//! * **contains / get**: `pos = sparse[e.index()]`, then `entities[pos] == e` compares the
+//!   whole handle, generation included, so a stale handle whose index was reused by a newer
+//!   entity reads as absent.
+//! * **insert**: append to both dense arrays, point the sparse entry at the new position.
+//! * **remove**: swap-remove from both dense arrays and repair the moved entity's entry.
+//!
+//! The component's values live in a [`BlobVec`] (a raw allocation), so pointers handed out
+//! through `&SparseSet` may be written by a query holding the world exclusively. Iterating a
+//! single component is a plain loop over the dense arrays; the price of sparse sets is paid
+//! by joins, which look each driving entity up in the other components' sets.
+
+use std::alloc::Layout;
+use std::ptr::NonNull;
+
+use ecs_core::blob::BlobVec;
+use ecs_core::component::{ComponentId, ComponentInfo};
+use ecs_core::storage::SparseLookup;
+use ecs_core::Entity;
+
+use crate::sparse_array::{SparseArray, ABSENT};
+
+/// The values of one component, keyed by entity.
+///
+/// # Invariants
+/// * **Parallel dense arrays**: `entities.len() == data.len()`; `data` item `p` is the
+///   component value of `entities[p]`, an initialised value of `component`'s layout.
+/// * **Sparse and dense agree**: for every position `p`,
+///   `sparse.get(entities[p].index()) == Some(p)`; every non-absent sparse entry `i -> p`
+///   has `p < len` and `entities[p].index() == i`. Hence no two dense entities share an
+///   index.
+/// * **Positions fit**: `len < ABSENT`, so every position is a `u32` distinct from the
+///   sentinel.
+///
+/// Every mutating method re-establishes these before running user code (a value's `Drop`),
+/// so a panicking `Drop` leaves the set consistent.
+pub struct SparseSet {
+    component: ComponentId,
+    sparse: SparseArray,
+    entities: Vec<Entity>,
+    data: BlobVec,
+}
+
+impl SparseSet {
+    /// An empty set for the component `info` describes; allocates nothing.
+    pub fn new(info: &ComponentInfo) -> SparseSet {
+        SparseSet {
+            component: info.id(),
+            sparse: SparseArray::new(),
+            entities: Vec::new(),
+            data: BlobVec::for_component(info),
+        }
+    }
+
+    /// The component whose values the set holds.
+    #[inline]
+    pub fn component(&self) -> ComponentId {
+        self.component
+    }
+
+    /// Number of entities in the set.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.entities.len()
+    }
+
+    /// True when no entity is in the set.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.entities.is_empty()
+    }
+
+    /// The entities in dense order: entity `i` owns the value at
+    /// `data_ptr() + i * item_layout().size()`.
+    #[inline]
+    pub fn entities(&self) -> &[Entity] {
+        &self.entities
+    }
+
+    /// Pointer to the first value (dangling when empty or zero-sized); values are packed at
+    /// `item_layout().size()` strides, parallel to [`SparseSet::entities`].
+    #[inline]
+    pub fn data_ptr(&self) -> NonNull<u8> {
+        self.data.base_ptr()
+    }
+
+    /// The layout of one value, padded to its alignment (the stride of the dense data).
+    #[inline]
+    pub fn item_layout(&self) -> Layout {
+        self.data.item_layout()
+    }
+
+    /// The entity-index-to-position map (read-only, for inspection and memory reports).
+    #[inline]
+    pub fn sparse(&self) -> &SparseArray {
+        &self.sparse
+    }
+
+    /// The dense position of `entity`'s value, or `None` when the set does not hold this
+    /// exact handle (generation included).
+    #[inline]
+    pub fn dense_index(&self, entity: Entity) -> Option<usize> {
+        let pos = self.sparse.get(entity.index())? as usize;
+        (self.entities.get(pos) == Some(&entity)).then_some(pos)
+    }
+
+    /// Whether the set holds `entity` (a stale handle to a reused index is not held).
+    #[inline]
+    pub fn contains(&self, entity: Entity) -> bool {
+        self.dense_index(entity).is_some()
+    }
+
+    /// Pointer to `entity`'s value, valid until the set is next mutated.
+    #[inline]
+    pub fn get_ptr(&self, entity: Entity) -> Option<NonNull<u8>> {
+        let pos = self.dense_index(entity)?;
+        // SAFETY: `dense_index` checked `pos < entities.len()`, which equals `data.len()`
+        // (parallel dense arrays).
+        Some(unsafe { self.data.get_unchecked(pos) })
+    }
+
+    /// Adds `entity` with a typed value.
+    ///
+    /// # Safety
+    /// `T` is the set's component type (same layout and drop function).
+    ///
+    /// # Panics
+    /// If the set already holds an entity with `entity`'s index (this handle or another
+    /// generation of it), or already holds `u32::MAX - 1` values. The set is then unchanged
+    /// and `value` is dropped.
+    #[inline]
+    pub unsafe fn insert<T>(&mut self, entity: Entity, value: T) {
+        // SAFETY: the closure appends exactly one value, of the component's type (caller).
+        unsafe { self.insert_with(entity, |data| data.push(value)) }
+    }
+
+    /// Adds `entity` with a value moved (bitwise) from `src`.
+    ///
+    /// # Safety
+    /// `src` points to an initialised value of the set's component that the caller will not
+    /// use or drop again, outside this set's buffer.
+    ///
+    /// # Panics
+    /// As [`SparseSet::insert`]; the value at `src` is then not taken (the caller's promise
+    /// not to drop it means it leaks, which is safe).
+    #[inline]
+    pub unsafe fn insert_from(&mut self, entity: Entity, src: NonNull<u8>) {
+        // SAFETY: the closure appends exactly one value: the caller's owned, valid value.
+        unsafe { self.insert_with(entity, |data| data.push_from(src)) }
+    }
+
+    /// The shared body of the inserts: checks and reserves first, then performs only
+    /// infallible writes, so a panic leaves the set untouched.
+    ///
+    /// # Safety
+    /// `push` appends exactly one initialised value of the component to the array it is given
+    /// (with room for one already reserved, so it does not panic).
+    #[inline]
+    unsafe fn insert_with(&mut self, entity: Entity, push: impl FnOnce(&mut BlobVec)) {
+        let pos = u32::try_from(self.entities.len())
+            .ok()
+            .filter(|&pos| pos != ABSENT)
+            .expect("a sparse set holds at most u32::MAX - 1 values");
+        self.entities.reserve(1);
+        self.data.reserve(1);
+        let slot = self.sparse.entry_mut(entity.index());
+        assert!(
+            *slot == ABSENT,
+            "entity index {} is already in the sparse set (inserting {entity:?})",
+            entity.index()
+        );
+        push(&mut self.data);
+        *slot = pos;
+        self.entities.push(entity);
+    }
+
+    /// Removes `entity` from the index and the entity array, and returns the position of its
+    /// value, which the caller must then swap-remove from `data` (the last value moves into
+    /// the hole, mirroring what happened to `entities`).
+    #[inline]
+    fn unlink(&mut self, entity: Entity) -> Option<usize> {
+        let pos = self.dense_index(entity)?;
+        self.sparse.remove(entity.index());
+        self.entities.swap_remove(pos);
+        if let Some(moved) = self.entities.get(pos) {
+            // `moved` is in the set, so its page exists: no allocation here.
+            *self.sparse.entry_mut(moved.index()) = pos as u32;
+        }
+        Some(pos)
+    }
+
+    /// Moves `entity`'s value into `dst` and removes the entity (swap-remove); false, with
+    /// nothing written, when the set does not hold it.
+    ///
+    /// # Safety
+    /// `dst` is valid for writing one value of the component and does not overlap the set's
+    /// buffer.
+    pub unsafe fn remove_into(&mut self, entity: Entity, dst: NonNull<u8>) -> bool {
+        let Some(pos) = self.unlink(entity) else {
+            return false;
+        };
+        // SAFETY: `pos` was below the old length of both dense arrays (parallel), so it is
+        // below `data.len()`; `dst` is a disjoint, writable slot (caller). The data array
+        // swap-removes exactly as `unlink` did on `entities`, restoring the parallel arrays.
+        unsafe { self.data.swap_remove_into_unchecked(pos, dst) };
+        true
+    }
+
+    /// Removes `entity` and drops its value; false when the set does not hold it.
+    ///
+    /// The index and entity array are updated before the value's `Drop` runs, and the data
+    /// array fills the hole even if that `Drop` panics, so the set stays consistent.
+    pub fn remove_and_drop(&mut self, entity: Entity) -> bool {
+        let Some(pos) = self.unlink(entity) else {
+            return false;
+        };
+        // SAFETY: as in `remove_into`, `pos < data.len()`; `swap_remove_and_drop_unchecked`
+        // moves the last value into `pos` even when the drop panics, so `data` stays parallel
+        // to `entities`.
+        unsafe { self.data.swap_remove_and_drop_unchecked(pos) };
+        true
+    }
+
+    /// Removes every entity and drops every value. Pages and buffers are kept for reuse.
+    ///
+    /// The index and entity array are emptied first; if a value's `Drop` panics, the other
+    /// values are still dropped and the set is left empty.
+    pub fn clear(&mut self) {
+        for entity in self.entities.drain(..) {
+            self.sparse.remove(entity.index());
+        }
+        self.data.clear();
+    }
+
+    /// Makes room for `additional` more entities in the dense arrays (the sparse pages
+    /// depend on which indices arrive, so they are allocated as they are touched).
+    pub fn reserve(&mut self, additional: usize) {
+        self.entities.reserve(additional);
+        self.data.reserve(additional);
+    }
+
+    /// Heap bytes: sparse pages and page table, dense entities, dense data.
+    pub fn memory_usage(&self) -> usize {
+        self.sparse.memory_usage()
+            + self.entities.capacity() * std::mem::size_of::<Entity>()
+            + self.data.memory_usage()
+    }
+}
+
+impl SparseLookup for SparseSet {
+    #[inline]
+    fn lookup(&self, entity: Entity) -> Option<NonNull<u8>> {
+        self.get_ptr(entity)
+    }
+
+    #[inline]
+    fn contains(&self, entity: Entity) -> bool {
+        SparseSet::contains(self, entity)
+    }
+}
+
+impl std::fmt::Debug for SparseSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SparseSet")
+            .field("component", &self.component)
+            .field("len", &self.len())
+            .field("sparse", &self.sparse)
+            .field("data", &self.data)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,214 @@
+//! `SparseStorage`: the [`Storage`] backend made of one [`SparseSet`] per component type.
+//!
+//! ```text
+//!   sets (by ComponentId index, no hashing)
+//!   [ Some(Position set) | None | Some(Velocity set) | Some(Frozen set) ]
+//!            |                          |                    |
+//!      3 entities                 2 entities            1 entity
+//! ```
+//!
+//! An entity has no record of its own here: "which components does e have" is answered
+//! set by set. That makes adding or removing one component O(1) and independent of the
+//! others (no row moves between tables), and makes `despawn` visit every set, O(number of
+//! component types) — cheap while types number in the tens or hundreds, and it needs no
+//! per-entity allocation. Queries are answered in `query.rs`.
+
+use std::ptr::NonNull;
+
+use ecs_core::bundle::{Bundle, BundleInfo, BundleVisitor};
+use ecs_core::component::{Component, ComponentId, Components};
+use ecs_core::storage::{QueryDescriptor, Storage};
+use ecs_core::unwind::for_each_completing;
+use ecs_core::Entity;
+
+use crate::query::{Driver, SparseChunk, SparseChunks};
+use crate::sparse_set::SparseSet;
+
+/// Every component's values in its own sparse set.
+///
+/// # Invariants
+/// * `sets[i]`, when `Some`, holds values of the component with index `i` (created from its
+///   registered info), and only entities the world holds live.
+#[derive(Default)]
+pub struct SparseStorage {
+    sets: Vec<Option<SparseSet>>,
+}
+
+impl SparseStorage {
+    /// An empty storage; allocates nothing.
+    pub const fn new() -> SparseStorage {
+        SparseStorage { sets: Vec::new() }
+    }
+
+    /// The set of `component`, if a value of it was ever stored (or room reserved).
+    #[inline]
+    pub fn set(&self, component: ComponentId) -> Option<&SparseSet> {
+        self.sets.get(component.index())?.as_ref()
+    }
+
+    /// Every set that exists, in component-id order.
+    pub fn sets(&self) -> impl Iterator<Item = &SparseSet> {
+        self.sets.iter().flatten()
+    }
+
+    #[inline]
+    fn existing_set_mut(&mut self, component: ComponentId) -> Option<&mut SparseSet> {
+        self.sets.get_mut(component.index())?.as_mut()
+    }
+
+    /// The set of `component`, created from its registered info on first use.
+    #[inline]
+    fn set_mut(&mut self, component: ComponentId, components: &Components) -> &mut SparseSet {
+        if component.index() >= self.sets.len() {
+            self.sets.resize_with(component.index() + 1, || None);
+        }
+        self.sets[component.index()]
+            .get_or_insert_with(|| SparseSet::new(components.info(component)))
+    }
+}
+
+/// Writes each value of a spawned bundle straight into its component's set.
+struct BundleWriter<'a> {
+    storage: &'a mut SparseStorage,
+    entity: Entity,
+    ids: &'a [ComponentId],
+    components: &'a Components,
+}
+
+impl BundleVisitor for BundleWriter<'_> {
+    #[inline]
+    fn visit<T: Component>(&mut self, index: usize, value: T) {
+        let set = self.storage.set_mut(self.ids[index], self.components);
+        // SAFETY: the set was created for component `ids[index]`, which the `Bundle` contract
+        // says is field `index`'s type `T`.
+        unsafe { set.insert(self.entity, value) };
+    }
+}
+
+// SAFETY: the `Storage` contract, point by point:
+// * Values live in each set's `BlobVec`, a raw allocation outside any `&self` borrow;
+//   `get_ptr` answers from the set's dense data, and distinct (entity, component) pairs are
+//   distinct slots (one set per component, one position per entity in a set).
+// * `query_chunks` yields at most one chunk, whose entities are one set's dense entities or
+//   the `alive` slice: each entity at most once. The driving set is a required component's,
+//   so every matching entity is in it; its `Dense` pointer is that set's data, parallel to
+//   the chunk's entities. Other slots are `Sparse` look-ups that answer only for entities the
+//   set holds, or `Absent` when no set exists; a required slot is never `Absent` (no chunk is
+//   yielded then).
+// * `is_dense` is false for every type, so the dense-only promises do not apply.
+// * Every value moved in is dropped once (`despawn`, `clear`, the sets' `Drop`) or moved out
+//   once (`remove_into`); the sets stay consistent when a `Drop` panics, and
+//   `for_each_completing` keeps despawn/clear going through the remaining sets.
+unsafe impl Storage for SparseStorage {
+    const NAME: &'static str = "sparse";
+    type Lookup = SparseSet;
+    type Chunk<'a> = SparseChunk<'a>;
+    type Chunks<'a> = SparseChunks<'a>;
+    type QueryCache = ();
+
+    #[inline]
+    fn is_dense<T: Component>() -> bool {
+        false
+    }
+
+    #[inline]
+    fn spawn<B: Bundle>(
+        &mut self,
+        entity: Entity,
+        bundle: B,
+        info: &BundleInfo,
+        components: &Components,
+    ) {
+        bundle.visit(&mut BundleWriter {
+            storage: self,
+            entity,
+            ids: info.components(),
+            components,
+        });
+    }
+
+    fn reserve(&mut self, info: &BundleInfo, components: &Components, additional: usize) {
+        for &id in info.components() {
+            self.set_mut(id, components).reserve(additional);
+        }
+    }
+
+    /// Removes the entity from every set holding it: O(number of component types), since an
+    /// entity keeps no list of its components here.
+    fn despawn(&mut self, entity: Entity) {
+        for_each_completing(self.sets.iter_mut().flatten(), |set| {
+            set.remove_and_drop(entity);
+        });
+    }
+
+    #[inline]
+    fn get_ptr(&self, entity: Entity, component: ComponentId) -> Option<NonNull<u8>> {
+        self.set(component)?.get_ptr(entity)
+    }
+
+    #[inline]
+    fn contains(&self, entity: Entity, component: ComponentId) -> bool {
+        self.set(component).is_some_and(|set| set.contains(entity))
+    }
+
+    unsafe fn insert_new(
+        &mut self,
+        entity: Entity,
+        component: ComponentId,
+        value: NonNull<u8>,
+        components: &Components,
+    ) {
+        let set = self.set_mut(component, components);
+        // SAFETY: `value` is an owned, initialised value of `component` (caller), the set's
+        // component; it lives outside the set's buffer.
+        unsafe { set.insert_from(entity, value) };
+    }
+
+    unsafe fn remove_into(
+        &mut self,
+        entity: Entity,
+        component: ComponentId,
+        dst: NonNull<u8>,
+    ) -> bool {
+        match self.existing_set_mut(component) {
+            // SAFETY: `dst` is a writable slot for one value of `component`, outside the
+            // storage (caller).
+            Some(set) => unsafe { set.remove_into(entity, dst) },
+            None => false,
+        }
+    }
+
+    fn clear(&mut self) {
+        for_each_completing(self.sets.iter_mut().flatten(), SparseSet::clear);
+    }
+
+    fn update_query_cache(&self, _: &mut (), _: &QueryDescriptor) {}
+
+    fn query_chunks<'a>(
+        &'a self,
+        _: &'a (),
+        descriptor: &'a QueryDescriptor,
+        alive: &'a [Entity],
+    ) -> SparseChunks<'a> {
+        let (entities, driver) = match Driver::choose(self, descriptor) {
+            Driver::Alive => (alive, None),
+            Driver::Set(id, set) => (set.entities(), Some(id)),
+            Driver::NoMatch => return None.into_iter(),
+        };
+        Some(SparseChunk::new(self, descriptor, entities, driver)).into_iter()
+    }
+
+    fn memory_usage(&self) -> usize {
+        self.sets.capacity() * std::mem::size_of::<Option<SparseSet>>()
+            + self.sets().map(SparseSet::memory_usage).sum::<usize>()
+    }
+}
+
+impl std::fmt::Debug for SparseStorage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.sets()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,293 @@
+//! `SparseStorage` through the public `World<SparseStorage>` API: spawn, insert, remove, get,
+//! despawn, clear, run-time components, drops and panics.
+
+use super::*;
+use std::alloc::Layout;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use ecs_core::component::StorageKind;
+use ecs_core::{ComponentDescriptor, EcsError, World};
+
+const N: u32 = if cfg!(miri) { 30 } else { 2000 };
+
+#[derive(Debug, PartialEq, Clone, Copy)]
+struct Pos(f32, f32);
+impl Component for Pos {}
+
+#[derive(Debug, PartialEq, Clone)]
+struct Name(String);
+impl Component for Name {}
+
+#[derive(Debug, PartialEq)]
+struct Tag;
+impl Component for Tag {}
+
+#[derive(Debug, PartialEq)]
+#[repr(align(4096))]
+struct Aligned(u64);
+impl Component for Aligned {}
+
+/// Counts how many of its values are alive (Arc strong count minus the test's own handle).
+#[derive(Clone)]
+struct Counted(#[allow(dead_code)] Arc<()>);
+impl Component for Counted {}
+
+fn alive(counter: &Arc<()>) -> usize {
+    Arc::strong_count(counter) - 1
+}
+
+#[test]
+fn spawn_get_and_mutate() {
+    let mut world = World::<SparseStorage>::new();
+    let a = world.spawn((Pos(1.0, 2.0), Name("a".into())));
+    let b = world.spawn((Pos(3.0, 4.0),));
+    let c = world.spawn(());
+    assert_eq!(world.get::<Pos>(a), Some(&Pos(1.0, 2.0)));
+    assert_eq!(world.get::<Name>(a).map(|n| n.0.as_str()), Some("a"));
+    assert_eq!((world.get::<Name>(b), world.get::<Pos>(c)), (None, None));
+    world.get_mut::<Pos>(b).unwrap().0 = 9.0;
+    assert_eq!(world.get::<Pos>(b), Some(&Pos(9.0, 4.0)));
+    assert!(world.has::<Name>(a) && !world.has::<Name>(b) && !world.has::<Tag>(a));
+    let pos = world.component_id::<Pos>().unwrap();
+    let name = world.component_id::<Name>().unwrap();
+    assert_eq!(world.storage().set(pos).map(SparseSet::len), Some(2));
+    assert_eq!(world.storage().set(name).unwrap().entities(), &[a]);
+}
+
+#[test]
+fn insert_replace_and_remove() {
+    let mut world = World::<SparseStorage>::new();
+    let e = world.spawn((Pos(0.0, 0.0),));
+    assert_eq!(world.insert(e, Name("x".into())), Ok(None));
+    assert_eq!(
+        world.insert(e, Name("y".into())),
+        Ok(Some(Name("x".into())))
+    );
+    assert_eq!(world.insert(e, Tag), Ok(None));
+    assert_eq!(world.remove::<Name>(e), Ok(Name("y".into())));
+    assert!(matches!(
+        world.remove::<Name>(e),
+        Err(EcsError::MissingComponent { .. })
+    ));
+    assert_eq!(world.remove::<Tag>(e), Ok(Tag));
+    assert_eq!(world.get::<Pos>(e), Some(&Pos(0.0, 0.0)));
+    // A component type never stored has no set: removing it is a clean error.
+    struct Never;
+    impl Component for Never {}
+    world.register_component::<Never>();
+    assert!(world.remove::<Never>(e).is_err());
+}
+
+#[test]
+fn despawn_removes_from_every_set_and_index_reuse_starts_clean() {
+    let mut world = World::<SparseStorage>::new();
+    let keep = world.spawn((Pos(1.0, 1.0), Name("keep".into())));
+    let gone = world.spawn((Pos(2.0, 2.0), Name("gone".into()), Tag));
+    world.despawn(gone).unwrap();
+    assert_eq!(world.despawn(gone), Err(EcsError::NoSuchEntity(gone)));
+    assert!(world.storage().sets().all(|set| !set.contains(gone)));
+    // The allocator hands the same index out again, with a new generation.
+    let reused = world.spawn((Tag,));
+    assert_eq!(reused.index(), gone.index());
+    assert_ne!(reused, gone);
+    assert!(!world.has::<Pos>(reused) && !world.has::<Name>(reused));
+    assert_eq!(world.get::<Name>(keep).map(|n| n.0.as_str()), Some("keep"));
+    assert_eq!(world.get::<Tag>(gone), None);
+    let tag = world.component_id::<Tag>().unwrap();
+    assert!(!world.storage().contains(gone, tag) && world.storage().contains(reused, tag));
+}
+
+#[test]
+fn every_value_is_dropped_exactly_once() {
+    let counter = Arc::new(());
+    let c = || Counted(counter.clone());
+    let mut world = World::<SparseStorage>::new();
+    let entities: Vec<Entity> = (0..N)
+        .map(|i| world.spawn((c(), Pos(i as f32, 0.0))))
+        .collect();
+    assert_eq!(alive(&counter), N as usize);
+    // Replace: the old value comes back to us and is dropped here.
+    drop(world.insert(entities[0], c()));
+    assert_eq!(alive(&counter), N as usize);
+    drop(world.remove::<Counted>(entities[1]).unwrap());
+    world.despawn(entities[2]).unwrap();
+    assert_eq!(alive(&counter), N as usize - 2);
+    world.clear();
+    assert_eq!(alive(&counter), 0);
+    world.spawn((c(),));
+    world.spawn_batch((0..3).map(|_| (c(), Tag)));
+    assert_eq!(alive(&counter), 4);
+    drop(world);
+    assert_eq!(alive(&counter), 0);
+}
+
+/// Panics in `Drop` when armed; counts every drop.
+struct Bomb {
+    armed: bool,
+    drops: Arc<AtomicUsize>,
+}
+impl Component for Bomb {}
+impl Drop for Bomb {
+    fn drop(&mut self) {
+        self.drops.fetch_add(1, Ordering::Relaxed);
+        if self.armed {
+            panic!("bomb went off");
+        }
+    }
+}
+
+#[test]
+fn panicking_drop_in_despawn_still_removes_and_drops_the_rest() {
+    let counter = Arc::new(());
+    let drops = Arc::new(AtomicUsize::new(0));
+    let bomb = |armed| Bomb {
+        armed,
+        drops: drops.clone(),
+    };
+    let mut world = World::<SparseStorage>::new();
+    let other = world.spawn((Counted(counter.clone()), bomb(false), Pos(1.0, 1.0)));
+    let victim = world.spawn((Counted(counter.clone()), bomb(true), Pos(2.0, 2.0)));
+    let last = world.spawn((Counted(counter.clone()), bomb(false), Pos(3.0, 3.0)));
+    let result = catch_unwind(AssertUnwindSafe(|| world.despawn(victim)));
+    assert!(result.is_err());
+    assert_eq!(drops.load(Ordering::Relaxed), 1);
+    assert_eq!(
+        alive(&counter),
+        2,
+        "the victim's other components were dropped"
+    );
+    assert!(!world.contains(victim));
+    assert!(world.storage().sets().all(|set| !set.contains(victim)));
+    assert_eq!(world.query::<&Pos>().count(), 2);
+    assert_eq!(world.get::<Pos>(last), Some(&Pos(3.0, 3.0)));
+    assert_eq!(world.get::<Pos>(other), Some(&Pos(1.0, 1.0)));
+    drop(world);
+    assert_eq!((drops.load(Ordering::Relaxed), alive(&counter)), (3, 0));
+}
+
+#[test]
+fn panicking_drop_in_clear_still_drops_everything() {
+    let counter = Arc::new(());
+    let drops = Arc::new(AtomicUsize::new(0));
+    let mut world = World::<SparseStorage>::new();
+    for i in 0..4 {
+        let bomb = Bomb {
+            armed: i == 1,
+            drops: drops.clone(),
+        };
+        world.spawn((bomb, Counted(counter.clone())));
+    }
+    assert!(catch_unwind(AssertUnwindSafe(|| world.clear())).is_err());
+    assert_eq!((drops.load(Ordering::Relaxed), alive(&counter)), (4, 0));
+    assert!(world.storage().sets().all(SparseSet::is_empty));
+    let e = world.spawn((Pos(0.0, 0.0),));
+    assert_eq!(world.query::<&Pos>().count(), 1);
+    assert!(world.has::<Pos>(e));
+}
+
+#[test]
+fn zero_sized_and_over_aligned_components() {
+    let mut world = World::<SparseStorage>::new();
+    let entities: Vec<Entity> = (0..N)
+        .map(|i| world.spawn((Tag, Aligned(u64::from(i)))))
+        .collect();
+    for (i, &e) in entities.iter().enumerate() {
+        let value = world.get::<Aligned>(e).unwrap();
+        assert_eq!(value.0, i as u64);
+        assert_eq!(value as *const Aligned as usize % 4096, 0);
+        assert_eq!(world.get::<Tag>(e), Some(&Tag));
+    }
+    for &e in entities.iter().step_by(2) {
+        world.remove::<Tag>(e).unwrap();
+        assert_eq!(world.remove::<Aligned>(e).unwrap().0, u64::from(e.index()));
+    }
+    assert_eq!(world.query::<(&Tag, &Aligned)>().count(), (N / 2) as usize);
+    for (tag, aligned) in world.query::<(&Tag, &Aligned)>() {
+        assert_eq!(*tag, Tag);
+        assert_eq!(aligned as *const Aligned as usize % 4096, 0);
+    }
+}
+
+#[test]
+fn runtime_components_by_id() {
+    let mut world = World::<SparseStorage>::new();
+    let fog = world.register_dynamic(ComponentDescriptor {
+        name: "Fog".into(),
+        layout: Layout::new::<[f32; 2]>(),
+        drop: None,
+        storage: StorageKind::Sparse,
+    });
+    let e = world.spawn((Pos(0.0, 0.0),));
+    let bytes: Vec<u8> = [0.5f32, 2.0].iter().flat_map(|f| f.to_ne_bytes()).collect();
+    world.insert_bytes(e, fog, &bytes).unwrap();
+    assert_eq!(world.get_bytes(e, fog), Some(&bytes[..]));
+    world.insert_bytes(e, fog, &[0; 8]).unwrap();
+    assert_eq!(world.get_bytes(e, fog), Some(&[0u8; 8][..]));
+    world.remove_by_id(e, fog).unwrap();
+    assert_eq!(world.get_bytes(e, fog), None);
+    assert!(world.remove_by_id(e, fog).is_err());
+}
+
+#[test]
+fn spawn_batch_reserves_once() {
+    let mut world = World::<SparseStorage>::new();
+    let entities = world.spawn_batch((0..N).map(|i| (Pos(i as f32, 0.0), Tag)));
+    let dense_bytes = |set: &SparseSet| set.memory_usage() - set.sparse().memory_usage();
+    let pos = world.component_id::<Pos>().unwrap();
+    let tag = world.component_id::<Tag>().unwrap();
+    let (pos, tag) = (
+        world.storage().set(pos).unwrap(),
+        world.storage().set(tag).unwrap(),
+    );
+    assert_eq!((pos.len(), tag.len()), (N as usize, N as usize));
+    // Exactly N entities (8 bytes) and N values: reserved up front, never doubled.
+    assert_eq!(dense_bytes(pos), N as usize * (8 + 8));
+    assert_eq!(
+        dense_bytes(tag),
+        N as usize * 8,
+        "a zero-sized value costs nothing"
+    );
+    assert_eq!(world.get::<Pos>(entities[3]), Some(&Pos(3.0, 0.0)));
+}
+
+#[test]
+fn churn_reuses_memory() {
+    let mut world = World::<SparseStorage>::new();
+    let round = |world: &mut World<SparseStorage>| {
+        let entities = world.spawn_batch((0..N).map(|i| (Pos(i as f32, 0.0),)));
+        for &e in &entities {
+            world.insert(e, Name(String::new())).unwrap();
+            world.insert(e, Tag).unwrap();
+        }
+        for &e in &entities {
+            world.remove::<Name>(e).unwrap();
+            world.despawn(e).unwrap();
+        }
+        world.memory_usage()
+    };
+    let first = round(&mut world);
+    for _ in 0..3 {
+        assert_eq!(round(&mut world), first, "memory is reused, not grown");
+    }
+    assert!(world.storage().sets().all(SparseSet::is_empty));
+}
+
+#[test]
+fn memory_usage_counts_sets_and_pages() {
+    let mut world = World::<SparseStorage>::new();
+    let empty = world.storage().memory_usage();
+    let e = world.spawn((Pos(0.0, 0.0),));
+    let storage = world.storage();
+    let pos = storage.set(world.component_id::<Pos>().unwrap()).unwrap();
+    assert_eq!(pos.sparse().page_count(), 1);
+    assert!(pos.memory_usage() >= 4096, "one sparse page");
+    let table = storage.sets.capacity() * std::mem::size_of::<Option<SparseSet>>();
+    assert_eq!(storage.memory_usage(), table + pos.memory_usage());
+    assert!(storage.memory_usage() > empty);
+    assert!(pos.contains(e));
+    assert!(format!("{storage:?}").contains("SparseSet"));
+    assert_eq!(SparseStorage::NAME, "sparse");
+    assert!(!SparseStorage::is_dense::<Pos>());
+}

@@ -1,0 +1,47 @@
+//! The conformance suite: one body per behaviour, run on every backend.
+//!
+//! Each test is a generic `fn name<S: Storage>()`; [`backends!`] instantiates it for the
+//! reference `VecStorage`, the sparse-set backend and the archetype backend, so a backend
+//! that diverges from the others fails by name.
+
+mod components;
+mod drops;
+mod layout;
+mod model;
+mod queries;
+mod rng;
+mod stale;
+
+/// Instantiates each generic test for every backend.
+macro_rules! backends {
+    ($($module:ident :: $func:ident => $name:ident),* $(,)?) => {
+        mod reference {
+            $(#[test] fn $name() { crate::$module::$func::<ecs_core::testing::VecStorage>() })*
+        }
+        mod sparse {
+            $(#[test] fn $name() { crate::$module::$func::<ecs_sparse::SparseStorage>() })*
+        }
+        mod archetype {
+            $(#[test] fn $name() { crate::$module::$func::<ecs_archetype::ArchetypeStorage>() })*
+        }
+    };
+}
+
+backends! {
+    model::random_operations_match_hashmap_model => model_100k_ops,
+    drops::every_value_dropped_exactly_once => drops_exactly_once,
+    drops::panicking_drop_on_despawn => panic_on_despawn,
+    drops::panicking_drop_on_clear => panic_on_clear,
+    drops::panicking_drop_on_world_drop => panic_on_world_drop,
+    drops::panicking_drop_on_remove_by_id => panic_on_remove_by_id,
+    layout::zero_sized_only_entities => zst_only,
+    layout::over_aligned_components => over_aligned,
+    layout::dynamic_components => dynamic_components,
+    stale::stale_handles_rejected_everywhere => stale_handles,
+    stale::reused_index_does_not_alias => reused_index,
+    queries::aliasing_queries_rejected => aliasing_rejected,
+    queries::filters_and_options => filters_and_options,
+    queries::query_state_sees_new_layout => query_state_sees_new_layout,
+    queries::large_bundles => large_bundles,
+    queries::spawn_batch_and_mutation => spawn_batch_and_mutation,
+}

@@ -1,0 +1,199 @@
+//! Query behaviour shared by every backend.
+
+use ecs_core::{Component, EcsError, Entity, Storage, With, Without, World};
+
+use crate::components::{size, Tag, A, B, D};
+
+pub fn aliasing_queries_rejected<S: Storage>() {
+    let mut world = World::<S>::new();
+    world.spawn((A(1),));
+    for err in [
+        world.try_query_filtered::<(&mut A, &A), ()>().err(),
+        world.try_query_filtered::<(&A, &mut A), ()>().err(),
+        world.try_query_filtered::<(&mut A, &mut A), ()>().err(),
+        world.try_query_filtered::<(&mut A, Option<&A>), ()>().err(),
+        world
+            .try_query_filtered::<(Entity, (&mut A, &B), &A), ()>()
+            .err(),
+    ] {
+        let err = err.expect("aliasing query accepted");
+        assert!(
+            matches!(&err, EcsError::QueryConflict { component } if component.ends_with("::A")),
+            "{err}"
+        );
+    }
+    assert!(world.query_state::<(&mut A, &A), ()>().is_err());
+    let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        world.query::<(&mut A, &mut A)>().count();
+    }));
+    assert!(panicked.is_err());
+    // Reads twice are fine; so is a filter on the written component.
+    assert_eq!(world.query::<(&A, &A)>().count(), 1);
+    assert_eq!(world.query_filtered::<&mut A, With<A>>().count(), 1);
+}
+
+pub fn filters_and_options<S: Storage>() {
+    let mut world = World::<S>::new();
+    let n = size(300, 30) as u32;
+    for i in 0..n {
+        let e = world.spawn((A(i),));
+        if i % 2 == 0 {
+            world.insert(e, B(i.to_string())).unwrap();
+        }
+        if i % 3 == 0 {
+            world.insert(e, Tag).unwrap();
+        }
+    }
+    let count = |f: &dyn Fn(u32) -> bool| (0..n).filter(|i| f(*i)).count();
+    assert_eq!(
+        world.query_filtered::<&A, With<B>>().count(),
+        count(&|i| i % 2 == 0)
+    );
+    assert_eq!(
+        world.query_filtered::<&A, Without<B>>().count(),
+        count(&|i| i % 2 != 0)
+    );
+    assert_eq!(
+        world.query_filtered::<&A, (With<B>, With<Tag>)>().count(),
+        count(&|i| i % 6 == 0)
+    );
+    assert_eq!(
+        world
+            .query_filtered::<&A, (With<B>, Without<Tag>)>()
+            .count(),
+        count(&|i| i % 2 == 0 && i % 3 != 0)
+    );
+    assert_eq!(
+        world.query_filtered::<&A, (With<A>, Without<A>)>().count(),
+        0
+    );
+    assert_eq!(
+        world
+            .query::<(&A, Option<&B>)>()
+            .filter(|(_, b)| b.is_some())
+            .count(),
+        count(&|i| i % 2 == 0)
+    );
+    for (a, b) in world.query::<(&A, Option<&B>)>() {
+        assert_eq!(
+            b.map(|b| b.0.clone()),
+            (a.0 % 2 == 0).then(|| a.0.to_string())
+        );
+    }
+    // Option<&mut T> writes only where present.
+    world.query::<(&A, Option<&mut B>)>().for_each(|(a, b)| {
+        if let Some(b) = b {
+            b.0 = format!("#{}", a.0);
+        }
+    });
+    assert!(world
+        .query::<(&A, &B)>()
+        .all(|(a, b)| b.0 == format!("#{}", a.0)));
+    // A query over components nobody has yields nothing; one over Entity yields everyone.
+    assert_eq!(world.query::<&D>().count(), 0);
+    assert_eq!(world.query::<Entity>().count(), n as usize);
+    assert_eq!(world.query_filtered::<Entity, Without<A>>().count(), 0);
+}
+
+pub fn query_state_sees_new_layout<S: Storage>() {
+    let mut world = World::<S>::new();
+    let mut state = world.query_state::<&A, Without<Tag>>().unwrap();
+    assert_eq!(state.iter(&world).count(), 0);
+    world.spawn((A(1),));
+    assert_eq!(state.iter(&world).count(), 1);
+    world.spawn((A(2), B("b".into())));
+    world.spawn((A(3), Tag));
+    world.spawn((D([0; 3]), A(4)));
+    let mut seen: Vec<u32> = state.iter(&world).map(|a| a.0).collect();
+    seen.sort();
+    assert_eq!(seen, vec![1, 2, 4]);
+    let mut other = World::<S>::new();
+    let wrong_world =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| state.iter(&other).count()));
+    assert!(
+        wrong_world.is_err(),
+        "a state must not be used with another world"
+    );
+    other.spawn(());
+}
+
+macro_rules! numbered {
+    ($($name:ident),*) => {
+        $(#[derive(Debug, PartialEq, Clone, Copy)] struct $name(u8); impl Component for $name {})*
+    };
+}
+numbered!(C0, C1, C2, C3, C4, C5, C6, C7, C8, C9);
+
+pub fn large_bundles<S: Storage>() {
+    let mut world = World::<S>::new();
+    let e = world.spawn((
+        C0(0),
+        C1(1),
+        C2(2),
+        C3(3),
+        C4(4),
+        C5(5),
+        C6(6),
+        C7(7),
+        C8(8),
+        C9(9),
+    ));
+    assert_eq!(world.get::<C9>(e), Some(&C9(9)));
+    assert_eq!(world.get::<C4>(e), Some(&C4(4)));
+    let f = world.spawn((
+        C9(19),
+        C8(18),
+        C7(17),
+        C6(16),
+        C5(15),
+        C4(14),
+        C3(13),
+        C2(12),
+        C1(11),
+        C0(10),
+    ));
+    let mut sums = world
+        .query::<(&C0, &C1, &C2, &C3, &C4, &C5, &C6, &C7, &C8, &C9)>()
+        .map(|(a, b, c, d, e, f, g, h, i, j)| {
+            [a.0, b.0, c.0, d.0, e.0, f.0, g.0, h.0, i.0, j.0]
+                .iter()
+                .map(|x| *x as u32)
+                .sum::<u32>()
+        })
+        .collect::<Vec<_>>();
+    sums.sort();
+    assert_eq!(sums, vec![45, 145]);
+    assert_eq!(world.remove::<C5>(f), Ok(C5(15)));
+    assert_eq!(world.get::<C6>(f), Some(&C6(16)));
+    let spawn_twice =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.spawn((C0(0), C0(1)))));
+    assert!(
+        spawn_twice.is_err(),
+        "a bundle naming a type twice is rejected"
+    );
+    assert_eq!(world.len(), 2, "the rejected spawn created nothing");
+}
+
+pub fn spawn_batch_and_mutation<S: Storage>() {
+    let mut world = World::<S>::new();
+    let n = size(10_000, 100);
+    let es = world.spawn_batch((0..n as u32).map(|i| (A(i), D([1, 2, 3]))));
+    assert_eq!(es.len(), n);
+    world
+        .query::<(&mut A, &D)>()
+        .for_each(|(a, d)| a.0 += d.0[2] as u32);
+    for (i, e) in es.iter().enumerate() {
+        assert_eq!(world.get::<A>(*e), Some(&A(i as u32 + 3)));
+    }
+    // Iterator and for_each paths agree.
+    let via_iter: u64 = world.query::<&A>().map(|a| a.0 as u64).sum();
+    let mut via_each = 0u64;
+    world.query::<&A>().for_each(|a| via_each += a.0 as u64);
+    assert_eq!(via_iter, via_each);
+    // Stepping the iterator (`next`, not `fold`) across chunk boundaries visits each once.
+    let mut seen = std::collections::HashSet::new();
+    for e in world.query::<Entity>() {
+        assert!(seen.insert(e));
+    }
+    assert_eq!(seen.len(), n);
+}

@@ -1,0 +1,62 @@
+//! Stale handles: every API answers `None`/`Err`, never another entity's data.
+
+use std::ptr::NonNull;
+
+use ecs_core::{ComponentDescriptor, EcsError, Entity, Storage, StorageKind, World};
+
+use crate::components::{Tag, A, B};
+
+fn check_stale<S: Storage>(world: &mut World<S>, e: Entity) {
+    assert!(!world.contains(e));
+    assert_eq!(world.get::<A>(e), None);
+    assert_eq!(world.get_mut::<A>(e), None);
+    assert!(!world.has::<A>(e));
+    assert_eq!(world.insert(e, A(5)), Err(EcsError::NoSuchEntity(e)));
+    assert_eq!(world.remove::<A>(e), Err(EcsError::NoSuchEntity(e)));
+    assert_eq!(world.despawn(e), Err(EcsError::NoSuchEntity(e)));
+    let a = world.register_component::<A>();
+    assert_eq!(world.get_by_id(e, a), None);
+    assert_eq!(world.remove_by_id(e, a), Err(EcsError::NoSuchEntity(e)));
+    let mut value = std::mem::ManuallyDrop::new(A(1));
+    // SAFETY: `value` is a valid A that we never use again.
+    let r = unsafe { world.insert_by_id(e, a, NonNull::from(&mut *value).cast()) };
+    assert_eq!(r, Err(EcsError::NoSuchEntity(e)));
+    let raw = world.register_dynamic(ComponentDescriptor {
+        name: "raw".into(),
+        layout: std::alloc::Layout::new::<u16>(),
+        drop: None,
+        storage: StorageKind::Table,
+    });
+    assert_eq!(
+        world.insert_bytes(e, raw, &[1, 2]),
+        Err(EcsError::NoSuchEntity(e))
+    );
+    assert_eq!(world.get_bytes(e, raw), None);
+    assert!(world.query::<ecs_core::Entity>().all(|x| x != e));
+}
+
+pub fn stale_handles_rejected_everywhere<S: Storage>() {
+    let mut world = World::<S>::new();
+    let e = world.spawn((A(1), B("x".into())));
+    world.despawn(e).unwrap();
+    check_stale(&mut world, e);
+    let f = world.spawn((A(2),));
+    world.clear();
+    check_stale(&mut world, f);
+    let never = Entity::new(12_345, 1).unwrap();
+    check_stale(&mut world, never);
+}
+
+pub fn reused_index_does_not_alias<S: Storage>() {
+    let mut world = World::<S>::new();
+    let old = world.spawn((A(1), Tag));
+    world.despawn(old).unwrap();
+    let new = world.spawn((A(2),));
+    assert_eq!(new.index(), old.index(), "the allocator recycles the slot");
+    assert_ne!(new, old);
+    assert_eq!(world.get::<A>(old), None);
+    assert_eq!(world.get::<A>(new), Some(&A(2)));
+    assert!(!world.has::<Tag>(new));
+    assert_eq!(world.insert(old, Tag), Err(EcsError::NoSuchEntity(old)));
+    assert!(!world.has::<Tag>(new));
+}
