@@ -13,13 +13,13 @@
 //! ```
 
 use ecs_core::bundle::BundleInfo;
-use ecs_core::component::Components;
+use ecs_core::component::{ComponentId, Components};
 
 use crate::archetypes::Archetypes;
 use crate::table::TableId;
 
-/// Marks a bundle field kept outside the table (unused by the all-tables backend; a hybrid
-/// backend would route such fields to its sparse sets).
+/// Marks a bundle field kept outside the table (the hybrid backend routes such fields to its
+/// sparse sets; the all-tables backend never uses it).
 pub const NOT_IN_TABLE: u32 = u32::MAX;
 
 /// Where a bundle's entities go.
@@ -51,16 +51,33 @@ impl BundleCache {
         archetypes: &mut Archetypes,
         components: &Components,
     ) -> &BundleTarget {
+        self.resolve_split(info, archetypes, components, |_| true)
+    }
+
+    /// Like [`BundleCache::resolve`], keeping only the fields `in_table` accepts in the table
+    /// (the others get [`NOT_IN_TABLE`]). `in_table` must give the same answers every time
+    /// for a given cache (it is only consulted on first use of a bundle).
+    #[inline]
+    pub(crate) fn resolve_split(
+        &mut self,
+        info: &BundleInfo,
+        archetypes: &mut Archetypes,
+        components: &Components,
+        in_table: impl Fn(ComponentId) -> bool,
+    ) -> &BundleTarget {
         let index = info.id().index();
         if self.targets.get(index).is_none_or(Option::is_none) {
-            self.resolve_new(info, archetypes, components);
+            self.resolve_new(info, archetypes, components, in_table);
         }
         let target = self.targets[index].as_ref().expect("resolved just above");
         debug_assert!(info
             .components()
             .iter()
             .zip(&target.field_columns)
-            .all(|(&c, &col)| archetypes.table(target.table).components()[col as usize] == c));
+            .all(|(&c, &col)| {
+                col == NOT_IN_TABLE
+                    || archetypes.table(target.table).components()[col as usize] == c
+            }));
         target
     }
 
@@ -70,8 +87,15 @@ impl BundleCache {
         info: &BundleInfo,
         archetypes: &mut Archetypes,
         components: &Components,
+        in_table: impl Fn(ComponentId) -> bool,
     ) {
-        let table = archetypes.table_for(info.components(), components);
+        let table_set: Vec<ComponentId> = info
+            .components()
+            .iter()
+            .copied()
+            .filter(|&c| in_table(c))
+            .collect();
+        let table = archetypes.table_for(&table_set, components);
         let columns = archetypes.table(table);
         let field_columns = info
             .components()

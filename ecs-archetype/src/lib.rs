@@ -73,9 +73,11 @@ pub mod bundle_cache;
 pub mod chunk;
 pub mod component_index;
 pub mod graph;
+pub mod hybrid;
 pub mod query_cache;
 pub mod record;
 mod storage;
 pub mod table;
 
+pub use hybrid::HybridStorage;
 pub use storage::ArchetypeStorage;

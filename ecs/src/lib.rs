@@ -6,9 +6,10 @@
 //! |---|---|---|---|
 //! | `archetype` (default) | archetype tables | iterating many entities with the same components | adding/removing a component moves the entity's row |
 //! | `sparse` | one sparse set per component | adding/removing components, churny tags | joins look each entity up in the other sets |
+//! | `hybrid` | each component type chooses ([`Component::STORAGE`]) | dense data iterates from tables, churny tags add/remove without moving rows | a query joining a table and a sparse component looks the sparse one up per row |
 //!
 //! Features are additive in Cargo, so when several are enabled the most specific wins:
-//! `sparse` over the default `archetype`. Switch with
+//! `hybrid` over `sparse` over the default `archetype`. Switch with
 //! `cargo run --features ecs/sparse` (or `default-features = false, features = ["sparse"]`
 //! in your `Cargo.toml`); your code does not change.
 //!
@@ -27,17 +28,25 @@
 //! println!("running on the {} backend", BACKEND);
 //! ```
 
-#[cfg(not(any(feature = "archetype", feature = "sparse")))]
-compile_error!("enable one storage feature of the `ecs` crate: `archetype` (default) or `sparse`");
+#[cfg(not(any(feature = "archetype", feature = "sparse", feature = "hybrid")))]
+compile_error!(
+    "enable one storage feature of the `ecs` crate: `archetype` (default), `sparse` or `hybrid`"
+);
 
 /// The storage backend selected by Cargo feature.
-#[cfg(feature = "sparse")]
+#[cfg(feature = "hybrid")]
+pub type Backend = ecs_archetype::HybridStorage;
+/// The storage backend selected by Cargo feature.
+#[cfg(all(feature = "sparse", not(feature = "hybrid")))]
 pub type Backend = ecs_sparse::SparseStorage;
 /// The storage backend selected by Cargo feature.
-#[cfg(all(feature = "archetype", not(feature = "sparse")))]
+#[cfg(all(
+    feature = "archetype",
+    not(any(feature = "sparse", feature = "hybrid"))
+))]
 pub type Backend = ecs_archetype::ArchetypeStorage;
 
-/// The name of the selected backend (`"archetype"` or `"sparse"`).
+/// The name of the selected backend (`"archetype"`, `"sparse"` or `"hybrid"`).
 pub const BACKEND: &str = <Backend as ecs_core::Storage>::NAME;
 
 /// A world on the selected backend.

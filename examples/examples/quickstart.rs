@@ -3,6 +3,7 @@
 //! ```text
 //! cargo run -p examples --example quickstart                    # archetype tables
 //! cargo run -p examples --example quickstart --features sparse  # sparse sets
+//! cargo run -p examples --example quickstart --features hybrid  # Docked in a sparse set
 //! ```
 //! Both print the same lines (results are sorted, since backends iterate in different orders).
 
@@ -26,9 +27,12 @@ impl Component for Velocity {}
 struct Name(&'static str);
 impl Component for Name {}
 
-/// A tag: ships that are docked do not move.
+/// A tag: ships that are docked do not move. Docking comes and goes, so in a hybrid world it
+/// lives in a sparse set and docking moves no table row.
 struct Docked;
-impl Component for Docked {}
+impl Component for Docked {
+    const STORAGE: StorageKind = StorageKind::Sparse;
+}
 
 fn main() {
     let mut world = World::new();

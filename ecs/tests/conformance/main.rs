@@ -1,7 +1,7 @@
 //! The conformance suite: one body per behaviour, run on every backend.
 //!
 //! Each test is a generic `fn name<S: Storage>()`; [`backends!`] instantiates it for the
-//! reference `VecStorage`, the sparse-set backend and the archetype backend, so a backend
+//! reference `VecStorage`, the sparse-set, archetype and hybrid backends, so a backend
 //! that diverges from the others fails by name.
 
 mod components;
@@ -23,6 +23,9 @@ macro_rules! backends {
         }
         mod archetype {
             $(#[test] fn $name() { crate::$module::$func::<ecs_archetype::ArchetypeStorage>() })*
+        }
+        mod hybrid {
+            $(#[test] fn $name() { crate::$module::$func::<ecs_archetype::HybridStorage>() })*
         }
     };
 }

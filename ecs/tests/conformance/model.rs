@@ -1,22 +1,59 @@
 //! The seeded model test: random operations checked against a plain `HashMap` model.
+//!
+//! Its components are generic over their storage choice (`A<true>` asks for a sparse set,
+//! `A<false>` for a table), so on the hybrid backend every mix of table and sparse components
+//! is exercised: the long run draws its mix from the seed, and a short run covers each of
+//! the 16 mixes. Other backends ignore the choice and run the same operations.
 
 use std::collections::HashMap;
 
-use ecs_core::{EcsError, Entity, Storage, With, Without, World};
+use ecs_core::{Component, EcsError, Entity, Storage, StorageKind, With, Without, World};
 
-use crate::components::{size, Tag, A, B, D};
+use crate::components::size;
 use crate::rng::Rng;
+
+const fn kind(sparse: bool) -> StorageKind {
+    if sparse {
+        StorageKind::Sparse
+    } else {
+        StorageKind::Table
+    }
+}
+
+macro_rules! mixable {
+    ($($(#[$meta:meta])* $name:ident $(($field:ty))?;)*) => {
+        $(
+            $(#[$meta])*
+            #[derive(Clone, Debug, PartialEq, Eq)]
+            pub struct $name<const SPARSE: bool> $((pub $field))?;
+            impl<const SPARSE: bool> Component for $name<SPARSE> {
+                const STORAGE: StorageKind = kind(SPARSE);
+            }
+        )*
+    };
+}
+
+mixable! {
+    /// Plain data.
+    A(u32);
+    /// Owns heap memory.
+    B(String);
+    /// Zero-sized.
+    Tag;
+    /// Odd size and alignment 1.
+    D([u8; 3]);
+}
 
 /// What the model believes one entity holds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Expected {
-    a: Option<A>,
-    b: Option<B>,
+    a: Option<u32>,
+    b: Option<String>,
     tag: bool,
-    d: Option<D>,
+    d: Option<[u8; 3]>,
 }
 
-struct Harness<S: Storage> {
+struct Harness<S: Storage, const SA: bool, const SB: bool, const ST: bool, const SD: bool> {
     world: World<S>,
     model: HashMap<Entity, Expected>,
     /// Every handle ever handed out (alive or not), to pick targets from.
@@ -25,26 +62,61 @@ struct Harness<S: Storage> {
 }
 
 pub fn random_operations_match_hashmap_model<S: Storage>() {
-    for seed in [1, 0xEC5] {
-        let ops = size(100_000, 600);
-        let mut h = Harness::<S> {
-            world: World::new(),
-            model: HashMap::new(),
-            handles: Vec::new(),
-            rng: Rng::new(seed),
-        };
-        for op in 0..ops {
-            h.step(op == ops / 2);
-            if op % size(10_000, 150) == 0 {
-                h.compare_whole_world();
-            }
-        }
-        h.compare_whole_world();
-        assert_eq!(h.world.is_empty(), h.model.is_empty());
+    // The long run: 100,000 operations, the storage mix drawn from the seed.
+    let seed = 0xEC5_u64;
+    let mix = Rng::new(seed).next_u64() as usize % 16;
+    run_mix::<S>(mix, seed, size(100_000, 400));
+    // Every mix of table and sparse components, shorter.
+    for mix in 0..16 {
+        run_mix::<S>(mix, mix as u64 + 1, size(3_000, 60));
     }
 }
 
-impl<S: Storage> Harness<S> {
+/// Runs the model with mix `mix`: bit 0 makes `A` sparse, bit 1 `B`, bit 2 `Tag`, bit 3 `D`.
+fn run_mix<S: Storage>(mix: usize, seed: u64, ops: usize) {
+    macro_rules! dispatch {
+        ($($m:literal => $a:literal $b:literal $t:literal $d:literal),*) => {
+            match mix {
+                $($m => run::<S, $a, $b, $t, $d>(seed, ops),)*
+                _ => unreachable!("mix is below 16"),
+            }
+        };
+    }
+    dispatch! {
+        0 => false false false false, 1 => true false false false,
+        2 => false true false false, 3 => true true false false,
+        4 => false false true false, 5 => true false true false,
+        6 => false true true false, 7 => true true true false,
+        8 => false false false true, 9 => true false false true,
+        10 => false true false true, 11 => true true false true,
+        12 => false false true true, 13 => true false true true,
+        14 => false true true true, 15 => true true true true
+    }
+}
+
+fn run<S: Storage, const SA: bool, const SB: bool, const ST: bool, const SD: bool>(
+    seed: u64,
+    ops: usize,
+) {
+    let mut h = Harness::<S, SA, SB, ST, SD> {
+        world: World::new(),
+        model: HashMap::new(),
+        handles: Vec::new(),
+        rng: Rng::new(seed),
+    };
+    for op in 0..ops {
+        h.step(op == ops / 2);
+        if op % size(10_000, 150) == 0 {
+            h.compare_whole_world();
+        }
+    }
+    h.compare_whole_world();
+    assert_eq!(h.world.is_empty(), h.model.is_empty());
+}
+
+impl<S: Storage, const SA: bool, const SB: bool, const ST: bool, const SD: bool>
+    Harness<S, SA, SB, ST, SD>
+{
     fn step(&mut self, clear_now: bool) {
         if clear_now {
             self.world.clear();
@@ -67,7 +139,7 @@ impl<S: Storage> Harness<S> {
         if self.handles.is_empty() {
             return None;
         }
-        // Prefer live entities, but keep probing stale handles too.
+        // Live and stale handles alike: stale ones must be answered with None/Err.
         let i = self.rng.below(self.handles.len());
         Some(self.handles[i])
     }
@@ -75,10 +147,10 @@ impl<S: Storage> Harness<S> {
     fn random_expected(&mut self) -> Expected {
         let n = self.rng.next_u64();
         Expected {
-            a: (n & 1 != 0).then_some(A(n as u32 >> 8)),
-            b: (n & 2 != 0).then(|| B(format!("b{}", n % 1000))),
+            a: (n & 1 != 0).then_some(n as u32 >> 8),
+            b: (n & 2 != 0).then(|| format!("b{}", n % 1000)),
             tag: n & 4 != 0,
-            d: (n & 8 != 0).then_some(D([n as u8, (n >> 8) as u8, 7])),
+            d: (n & 8 != 0).then_some([n as u8, (n >> 8) as u8, 7]),
         }
     }
 
@@ -86,18 +158,21 @@ impl<S: Storage> Harness<S> {
         let e = self.random_expected();
         let entity = match (&e.a, &e.b, e.tag, &e.d) {
             (None, None, false, None) => self.world.spawn(()),
-            (Some(a), None, false, None) => self.world.spawn((*a,)),
-            (Some(a), Some(b), false, None) => self.world.spawn((*a, b.clone())),
-            (None, Some(b), true, None) => self.world.spawn((b.clone(), Tag)),
-            (Some(a), Some(b), true, Some(d)) => self.world.spawn((*a, b.clone(), Tag, *d)),
+            (Some(a), None, false, None) => self.world.spawn((A::<SA>(*a),)),
+            (Some(a), Some(b), false, None) => self.world.spawn((A::<SA>(*a), B::<SB>(b.clone()))),
+            (None, Some(b), true, None) => self.world.spawn((B::<SB>(b.clone()), Tag::<ST>)),
+            (Some(a), Some(b), true, Some(d)) => {
+                self.world
+                    .spawn((A::<SA>(*a), B::<SB>(b.clone()), Tag::<ST>, D::<SD>(*d)))
+            }
             (a, b, tag, d) => {
                 // Other shapes: spawn empty, then insert one by one (walks the layouts).
                 let entity = self.world.spawn(());
                 let w = &mut self.world;
-                a.map(|v| w.insert(entity, v).unwrap());
-                b.clone().map(|v| w.insert(entity, v).unwrap());
-                tag.then(|| w.insert(entity, Tag).unwrap());
-                d.map(|v| w.insert(entity, v).unwrap());
+                a.map(|v| w.insert(entity, A::<SA>(v)).unwrap());
+                b.clone().map(|v| w.insert(entity, B::<SB>(v)).unwrap());
+                tag.then(|| w.insert(entity, Tag::<ST>).unwrap());
+                d.map(|v| w.insert(entity, D::<SD>(v)).unwrap());
                 entity
             }
         };
@@ -112,14 +187,14 @@ impl<S: Storage> Harness<S> {
     fn spawn_batch(&mut self) {
         let n = self.rng.below(8) + 1;
         let base = self.rng.next_u64() as u32;
-        let spawned = self
-            .world
-            .spawn_batch((0..n as u32).map(|i| (A(base.wrapping_add(i)), D([i as u8; 3]))));
+        let spawned = self.world.spawn_batch(
+            (0..n as u32).map(|i| (A::<SA>(base.wrapping_add(i)), D::<SD>([i as u8; 3]))),
+        );
         assert_eq!(spawned.len(), n);
         for (i, entity) in spawned.into_iter().enumerate() {
             let e = Expected {
-                a: Some(A(base.wrapping_add(i as u32))),
-                d: Some(D([i as u8; 3])),
+                a: Some(base.wrapping_add(i as u32)),
+                d: Some([i as u8; 3]),
                 ..Expected::default()
             };
             assert!(self.model.insert(entity, e).is_none());
@@ -139,41 +214,42 @@ impl<S: Storage> Harness<S> {
     fn insert(&mut self) {
         let Some(entity) = self.pick() else { return };
         let value = self.random_expected();
+        let fresh_a = self.rng.next_u64() as u32;
         let alive = self.model.contains_key(&entity);
         let which = self.rng.below(4);
+        let stale = EcsError::NoSuchEntity(entity);
         let expected = self.model.get_mut(&entity);
         match which {
             0 => {
-                let v = A(self.rng.next_u64() as u32);
-                let r = self.world.insert(entity, v);
+                let r = self.world.insert(entity, A::<SA>(fresh_a));
                 match expected {
-                    Some(e) => assert_eq!(r, Ok(e.a.replace(v))),
-                    None => assert_eq!(r, Err(EcsError::NoSuchEntity(entity))),
+                    Some(e) => assert_eq!(r, Ok(e.a.replace(fresh_a).map(A))),
+                    None => assert_eq!(r.err(), Some(stale)),
                 }
             }
             1 => {
-                let v = value.b.unwrap_or(B(String::from("bb")));
-                let r = self.world.insert(entity, v.clone());
+                let v = value.b.unwrap_or_else(|| String::from("bb"));
+                let r = self.world.insert(entity, B::<SB>(v.clone()));
                 match expected {
-                    Some(e) => assert_eq!(r, Ok(e.b.replace(v))),
-                    None => assert!(r.is_err()),
+                    Some(e) => assert_eq!(r, Ok(e.b.replace(v).map(B))),
+                    None => assert_eq!(r.err(), Some(stale)),
                 }
             }
             2 => {
-                let r = self.world.insert(entity, Tag);
+                let r = self.world.insert(entity, Tag::<ST>);
                 match expected {
                     Some(e) => {
                         assert_eq!(r, Ok(std::mem::replace(&mut e.tag, true).then_some(Tag)))
                     }
-                    None => assert!(r.is_err()),
+                    None => assert_eq!(r.err(), Some(stale)),
                 }
             }
             _ => {
-                let v = D([which as u8, 1, 2]);
-                let r = self.world.insert(entity, v);
+                let v = [which as u8, 1, 2];
+                let r = self.world.insert(entity, D::<SD>(v));
                 match expected {
-                    Some(e) => assert_eq!(r, Ok(e.d.replace(v))),
-                    None => assert!(r.is_err()),
+                    Some(e) => assert_eq!(r, Ok(e.d.replace(v).map(D))),
+                    None => assert_eq!(r.err(), Some(stale)),
                 }
             }
         }
@@ -183,22 +259,30 @@ impl<S: Storage> Harness<S> {
     fn remove(&mut self) {
         let Some(entity) = self.pick() else { return };
         let which = self.rng.below(4);
-        let expected = self.model.get_mut(&entity);
-        let Some(e) = expected else {
+        let Some(e) = self.model.get_mut(&entity) else {
             assert_eq!(
-                self.world.remove::<A>(entity),
+                self.world.remove::<A<SA>>(entity),
                 Err(EcsError::NoSuchEntity(entity))
             );
             return;
         };
         match which {
-            0 => assert_eq!(self.world.remove::<A>(entity).ok(), e.a.take()),
-            1 => assert_eq!(self.world.remove::<B>(entity).ok(), e.b.take()),
+            0 => assert_eq!(
+                self.world.remove::<A<SA>>(entity).ok().map(|a| a.0),
+                e.a.take()
+            ),
+            1 => assert_eq!(
+                self.world.remove::<B<SB>>(entity).ok().map(|b| b.0),
+                e.b.take()
+            ),
             2 => assert_eq!(
-                self.world.remove::<Tag>(entity).is_ok(),
+                self.world.remove::<Tag<ST>>(entity).is_ok(),
                 std::mem::take(&mut e.tag)
             ),
-            _ => assert_eq!(self.world.remove::<D>(entity).ok(), e.d.take()),
+            _ => assert_eq!(
+                self.world.remove::<D<SD>>(entity).ok().map(|d| d.0),
+                e.d.take()
+            ),
         }
     }
 
@@ -207,26 +291,24 @@ impl<S: Storage> Harness<S> {
         let e = self.model.get(&entity).cloned();
         assert_eq!(self.world.contains(entity), e.is_some());
         let e = e.unwrap_or_default();
-        assert_eq!(self.world.get::<A>(entity), e.a.as_ref());
-        assert_eq!(self.world.get::<B>(entity), e.b.as_ref());
-        assert_eq!(self.world.has::<Tag>(entity), e.tag);
-        assert_eq!(self.world.get::<D>(entity), e.d.as_ref());
+        assert_eq!(self.world.get::<A<SA>>(entity).map(|a| a.0), e.a);
+        assert_eq!(self.world.get::<B<SB>>(entity).map(|b| &b.0), e.b.as_ref());
+        assert_eq!(self.world.has::<Tag<ST>>(entity), e.tag);
+        assert_eq!(self.world.get::<D<SD>>(entity).map(|d| d.0), e.d);
     }
 
     fn mutate(&mut self) {
         let Some(entity) = self.pick() else { return };
-        let got = self.world.get_mut::<A>(entity).map(|a| {
-            a.0 = a.0.wrapping_mul(3).wrapping_add(1);
+        let step = |a: &mut u32| {
+            *a = a.wrapping_mul(3).wrapping_add(1);
             *a
-        });
+        };
+        let got = self.world.get_mut::<A<SA>>(entity).map(|a| step(&mut a.0));
         let expected = self
             .model
             .get_mut(&entity)
             .and_then(|e| e.a.as_mut())
-            .map(|a| {
-                a.0 = a.0.wrapping_mul(3).wrapping_add(1);
-                *a
-            });
+            .map(step);
         assert_eq!(got, expected);
     }
 
@@ -235,13 +317,13 @@ impl<S: Storage> Harness<S> {
             0 => {
                 let mut got: Vec<(Entity, u32)> = self
                     .world
-                    .query::<(Entity, &A)>()
+                    .query::<(Entity, &A<SA>)>()
                     .map(|(e, a)| (e, a.0))
                     .collect();
                 let mut want: Vec<(Entity, u32)> = self
                     .model
                     .iter()
-                    .filter_map(|(e, x)| x.a.map(|a| (*e, a.0)))
+                    .filter_map(|(e, x)| x.a.map(|a| (*e, a)))
                     .collect();
                 got.sort_unstable();
                 want.sort_unstable();
@@ -250,24 +332,24 @@ impl<S: Storage> Harness<S> {
             1 => {
                 let got: u64 = self
                     .world
-                    .query_filtered::<&A, (With<B>, Without<Tag>)>()
+                    .query_filtered::<&A<SA>, (With<B<SB>>, Without<Tag<ST>>)>()
                     .map(|a| a.0 as u64)
                     .sum();
                 let want: u64 = self
                     .model
                     .values()
                     .filter(|x| x.b.is_some() && !x.tag)
-                    .filter_map(|x| x.a.map(|a| a.0 as u64))
+                    .filter_map(|x| x.a.map(u64::from))
                     .sum();
                 assert_eq!(got, want);
             }
             2 => {
-                let mut got: Vec<(Entity, Option<B>, D)> = self
+                let mut got: Vec<(Entity, Option<String>, [u8; 3])> = self
                     .world
-                    .query::<(Entity, Option<&B>, &D)>()
-                    .map(|(e, b, d)| (e, b.cloned(), *d))
+                    .query::<(Entity, Option<&B<SB>>, &D<SD>)>()
+                    .map(|(e, b, d)| (e, b.map(|b| b.0.clone()), d.0))
                     .collect();
-                let mut want: Vec<(Entity, Option<B>, D)> = self
+                let mut want: Vec<(Entity, Option<String>, [u8; 3])> = self
                     .model
                     .iter()
                     .filter_map(|(e, x)| x.d.map(|d| (*e, x.b.clone(), d)))
@@ -278,11 +360,11 @@ impl<S: Storage> Harness<S> {
             }
             _ => {
                 self.world
-                    .query_filtered::<&mut A, With<D>>()
+                    .query_filtered::<&mut A<SA>, With<D<SD>>>()
                     .for_each(|a| a.0 = a.0.wrapping_add(5));
                 for x in self.model.values_mut().filter(|x| x.d.is_some()) {
                     if let Some(a) = x.a.as_mut() {
-                        a.0 = a.0.wrapping_add(5);
+                        *a = a.wrapping_add(5);
                     }
                 }
             }
@@ -292,15 +374,18 @@ impl<S: Storage> Harness<S> {
     fn compare_whole_world(&mut self) {
         assert_eq!(self.world.len(), self.model.len());
         let mut seen = HashMap::new();
-        for (entity, a, b, tag, d) in
-            self.world
-                .query::<(Entity, Option<&A>, Option<&B>, Option<&Tag>, Option<&D>)>()
-        {
+        for (entity, a, b, tag, d) in self.world.query::<(
+            Entity,
+            Option<&A<SA>>,
+            Option<&B<SB>>,
+            Option<&Tag<ST>>,
+            Option<&D<SD>>,
+        )>() {
             let got = Expected {
-                a: a.copied(),
-                b: b.cloned(),
+                a: a.map(|a| a.0),
+                b: b.map(|b| b.0.clone()),
                 tag: tag.is_some(),
-                d: d.copied(),
+                d: d.map(|d| d.0),
             };
             assert!(
                 seen.insert(entity, got).is_none(),

@@ -1,0 +1,470 @@
+//! `HybridStorage`: archetype tables for table components, sparse sets for sparse ones.
+//!
+//! Each component type chooses once ([`Component::STORAGE`], or the descriptor of a run-time
+//! component). Dense, stable data (positions, meshes) lives in tables and iterates densely;
+//! churny data (tags, buffs, timers) lives in sparse sets, so adding or removing it moves no
+//! table row.
+//!
+//! ```text
+//!   entity e ──record──▶ table {Position, Velocity}, row 7      (table components)
+//!            ──sparse──▶ OnFire set: dense slot 2               (sparse components)
+//!
+//!   insert OnFire on e : one push into the OnFire set; e's row stays where it is
+//!   insert Mass on e   : e's row moves to table {Position, Velocity, Mass}
+//! ```
+//!
+//! Queries: when a query touches any table component, it walks the tables matching its table
+//! components (densely, with `is_dense` folding the checks away for them) and looks sparse
+//! components up per row. When it touches only sparse components, it is answered exactly as
+//! the sparse backend answers it: driven by the smallest required set.
+//!
+//! The storage learns each component's kind the first time a value of it is stored. A
+//! component never stored is held by no entity, so a query over it needs no kind to be
+//! answered correctly; the query cache notes which kinds it assumed and rebuilds itself once
+//! an unknown kind becomes known.
+
+use std::ptr::NonNull;
+
+use ecs_core::blob::BlobVec;
+use ecs_core::bundle::{Bundle, BundleInfo, BundleVisitor};
+use ecs_core::component::{Component, ComponentId, Components, StorageKind};
+use ecs_core::entity::Entity;
+use ecs_core::storage::{ColumnAccess, QueryChunk, QueryDescriptor, SlotRole, Storage};
+use ecs_core::unwind::for_each_completing;
+use ecs_sparse::{SparseChunk, SparseChunks, SparseSet, SparseStorage};
+
+use crate::archetypes::Archetypes;
+use crate::bundle_cache::{BundleCache, NOT_IN_TABLE};
+use crate::chunk::{ArchetypeChunk, ArchetypeChunks};
+use crate::query_cache::QueryCache;
+
+/// Table components in archetypes, sparse components in sparse sets, in one world.
+///
+/// # Invariants
+/// * Every entity the world holds has a table row (the empty table if it has no table
+///   component); its sparse components are in `sparse`, its table components in its row.
+/// * `kinds[c]` is `Some(k)` once any value of component `c` was stored, with `k` the kind
+///   registered for `c`; table components only ever live in `archetypes`, sparse ones only in
+///   `sparse`.
+#[derive(Debug, Default)]
+pub struct HybridStorage {
+    archetypes: Archetypes,
+    bundles: BundleCache,
+    sparse: SparseStorage,
+    kinds: Vec<Option<StorageKind>>,
+}
+
+impl HybridStorage {
+    /// The table half.
+    pub fn archetypes(&self) -> &Archetypes {
+        &self.archetypes
+    }
+
+    /// The sparse half.
+    pub fn sparse(&self) -> &SparseStorage {
+        &self.sparse
+    }
+
+    /// The kind this storage keeps `component` as, once a value of it was stored.
+    #[inline]
+    pub fn kind(&self, component: ComponentId) -> Option<StorageKind> {
+        self.kinds.get(component.index()).copied().flatten()
+    }
+
+    fn learn(&mut self, component: ComponentId, components: &Components) -> StorageKind {
+        let kind = components.info(component).storage();
+        if self.kinds.len() <= component.index() {
+            self.kinds.resize(component.index() + 1, None);
+        }
+        self.kinds[component.index()] = Some(kind);
+        kind
+    }
+}
+
+/// Writes a spawned bundle: table fields into the row's columns, sparse fields into sets.
+struct SplitWriter<'a> {
+    columns: &'a mut [BlobVec],
+    field_columns: &'a [u32],
+    sparse: &'a mut SparseStorage,
+    ids: &'a [ComponentId],
+    entity: Entity,
+    components: &'a Components,
+}
+
+impl BundleVisitor for SplitWriter<'_> {
+    #[inline]
+    fn visit<T: Component>(&mut self, index: usize, value: T) {
+        match self.field_columns[index] {
+            NOT_IN_TABLE => {
+                let value = std::mem::ManuallyDrop::new(value);
+                // SAFETY: the entity is new, so it lacks this component; the value is an
+                // owned `T` (the component `ids[index]`, by the `Bundle` contract) that the
+                // `ManuallyDrop` keeps us from dropping.
+                unsafe {
+                    self.sparse.insert_new(
+                        self.entity,
+                        self.ids[index],
+                        NonNull::from(&*value).cast(),
+                        self.components,
+                    )
+                }
+            }
+            // SAFETY: the bundle cache maps field `index` to the column of its component,
+            // whose type is `T` (the `Bundle` contract); each field is visited once.
+            column => unsafe { self.columns[column as usize].push(value) },
+        }
+    }
+}
+
+/// A hybrid query's cached plan: which slots are table components, and the table matches.
+///
+/// # Invariants
+/// `kinds[s]` is the kind slot `s`'s component had when the plan was made (`None`: never
+/// stored then); `table_descriptor` is the descriptor with every non-table slot made
+/// `Optional`; `tables` was built from `table_descriptor` unless `all_sparse`.
+#[derive(Debug, Default)]
+pub struct HybridQueryCache {
+    kinds: Vec<Option<StorageKind>>,
+    table_descriptor: QueryDescriptor,
+    tables: QueryCache,
+    all_sparse: bool,
+    planned: bool,
+}
+
+impl HybridQueryCache {
+    /// Whether the plan needs rebuilding: first use, or a kind learned since.
+    fn stale(&self, storage: &HybridStorage, descriptor: &QueryDescriptor) -> bool {
+        !self.planned
+            || self.kinds.len() != descriptor.slots().len()
+            || descriptor
+                .slots()
+                .iter()
+                .zip(&self.kinds)
+                .any(|(slot, kind)| *kind != storage.kind(slot.component))
+    }
+
+    fn plan(&mut self, storage: &HybridStorage, descriptor: &QueryDescriptor) {
+        self.kinds = descriptor
+            .slots()
+            .iter()
+            .map(|s| storage.kind(s.component))
+            .collect();
+        let mut table_descriptor = QueryDescriptor::default();
+        for (slot, kind) in descriptor.slots().iter().zip(&self.kinds) {
+            let role = if *kind == Some(StorageKind::Table) {
+                slot.role
+            } else {
+                SlotRole::Optional
+            };
+            table_descriptor.push(slot.component, role);
+        }
+        self.all_sparse = self.kinds.iter().all(|k| *k != Some(StorageKind::Table));
+        self.table_descriptor = table_descriptor;
+        self.tables = QueryCache::default();
+        self.planned = true;
+    }
+}
+
+/// One run of rows of a hybrid query.
+pub enum HybridChunk<'a> {
+    /// A table's rows; sparse slots are looked up per entity.
+    Table {
+        /// The table chunk.
+        chunk: ArchetypeChunk<'a>,
+        /// Where sparse slots are looked up.
+        sparse: &'a SparseStorage,
+        /// The query's descriptor.
+        descriptor: &'a QueryDescriptor,
+        /// The kind of each slot (see [`HybridQueryCache`]).
+        kinds: &'a [Option<StorageKind>],
+    },
+    /// A query over sparse components only, answered by the sparse half.
+    Sparse(SparseChunk<'a>),
+}
+
+impl<'a> QueryChunk<'a> for HybridChunk<'a> {
+    type Lookup = SparseSet;
+
+    #[inline]
+    fn entities(&self) -> &'a [Entity] {
+        match self {
+            HybridChunk::Table { chunk, .. } => chunk.entities(),
+            HybridChunk::Sparse(chunk) => chunk.entities(),
+        }
+    }
+
+    #[inline]
+    fn column(&self, slot: usize) -> ColumnAccess<'a, SparseSet> {
+        match self {
+            HybridChunk::Table { chunk, kinds, .. } if kinds[slot] == Some(StorageKind::Table) => {
+                match chunk.column(slot) {
+                    ColumnAccess::Dense(ptr) => ColumnAccess::Dense(ptr),
+                    ColumnAccess::Sparse(never) => match *never {},
+                    ColumnAccess::Absent => ColumnAccess::Absent,
+                }
+            }
+            HybridChunk::Table {
+                sparse, descriptor, ..
+            } => match sparse.set(descriptor.slots()[slot].component) {
+                Some(set) => ColumnAccess::Sparse(set),
+                None => ColumnAccess::Absent,
+            },
+            HybridChunk::Sparse(chunk) => chunk.column(slot),
+        }
+    }
+}
+
+/// The chunks of one hybrid query.
+pub enum HybridChunks<'a> {
+    /// Walking matched tables.
+    Tables {
+        /// The table chunks.
+        chunks: ArchetypeChunks<'a>,
+        /// Where sparse slots are looked up.
+        sparse: &'a SparseStorage,
+        /// The query's descriptor.
+        descriptor: &'a QueryDescriptor,
+        /// The kind of each slot.
+        kinds: &'a [Option<StorageKind>],
+    },
+    /// Driven by the sparse half.
+    Sparse(SparseChunks<'a>),
+}
+
+impl<'a> Iterator for HybridChunks<'a> {
+    type Item = HybridChunk<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<HybridChunk<'a>> {
+        match self {
+            HybridChunks::Tables {
+                chunks,
+                sparse,
+                descriptor,
+                kinds,
+            } => chunks.next().map(|chunk| HybridChunk::Table {
+                chunk,
+                sparse,
+                descriptor,
+                kinds,
+            }),
+            HybridChunks::Sparse(chunks) => chunks.next().map(HybridChunk::Sparse),
+        }
+    }
+}
+
+// SAFETY:
+// * Table values live in `BlobVec` columns, sparse values in `SparseSet`s (raw allocations);
+//   an (entity, component) pair is in exactly one place (type invariant: a component has one
+//   kind), so pointers for distinct pairs do not overlap.
+// * Table plans yield each matched table once and each entity has one row, so each entity is
+//   in at most one chunk; every entity matching the descriptor is in a table matching its
+//   table slots (required table slots Dense, excluded Absent, exactly as the archetype
+//   backend guarantees); sparse slots answer `Sparse`, whose look-ups only answer for
+//   entities holding the value. All-sparse plans delegate to `SparseStorage`, which upholds
+//   the same contract.
+// * `is_dense::<T>()` is true only for table components: they never answer `Sparse` (table
+//   chunks answer Dense/Absent for them; all-sparse plans contain no known table slot, and an
+//   unknown table component is held by no entity, so a required slot of it makes the sparse
+//   half yield no chunk).
+// * Values are dropped exactly once by the halves (each panic-safe); `despawn` and `clear`
+//   run both halves even if one panics.
+unsafe impl Storage for HybridStorage {
+    const NAME: &'static str = "hybrid";
+    type Lookup = SparseSet;
+    type Chunk<'a> = HybridChunk<'a>;
+    type Chunks<'a> = HybridChunks<'a>;
+    type QueryCache = HybridQueryCache;
+
+    #[inline(always)]
+    fn is_dense<T: Component>() -> bool {
+        T::STORAGE == StorageKind::Table
+    }
+
+    fn spawn<B: Bundle>(
+        &mut self,
+        entity: Entity,
+        bundle: B,
+        info: &BundleInfo,
+        components: &Components,
+    ) {
+        for &id in info.components() {
+            if self.kind(id).is_none() {
+                self.learn(id, components);
+            }
+        }
+        let in_table = |c: ComponentId| components.info(c).storage() == StorageKind::Table;
+        let target = self
+            .bundles
+            .resolve_split(info, &mut self.archetypes, components, in_table);
+        let (table, field_columns) = (target.table, &target.field_columns);
+        let sparse = &mut self.sparse;
+        // SAFETY: the table's set is exactly the bundle's table fields, which `field_columns`
+        // maps one-to-one onto its columns; `visit` pushes one value of the right type onto
+        // each (and sends the other fields to the sparse sets), and does not panic.
+        unsafe {
+            self.archetypes.push_entity(entity, table, |columns| {
+                bundle.visit(&mut SplitWriter {
+                    columns,
+                    field_columns,
+                    sparse,
+                    ids: info.components(),
+                    entity,
+                    components,
+                })
+            });
+        }
+    }
+
+    fn reserve(&mut self, info: &BundleInfo, components: &Components, additional: usize) {
+        let in_table = |c: ComponentId| components.info(c).storage() == StorageKind::Table;
+        let table = self
+            .bundles
+            .resolve_split(info, &mut self.archetypes, components, in_table)
+            .table;
+        self.archetypes.reserve(table, additional);
+    }
+
+    fn despawn(&mut self, entity: Entity) {
+        let (archetypes, sparse) = (&mut self.archetypes, &mut self.sparse);
+        for_each_completing(0..2, |half| match half {
+            0 => {
+                archetypes.despawn(entity);
+            }
+            _ => sparse.despawn(entity),
+        });
+    }
+
+    #[inline]
+    fn get_ptr(&self, entity: Entity, component: ComponentId) -> Option<NonNull<u8>> {
+        match self.kind(component)? {
+            StorageKind::Table => self.archetypes.get_ptr(entity, component),
+            StorageKind::Sparse => self.sparse.get_ptr(entity, component),
+        }
+    }
+
+    unsafe fn insert_new(
+        &mut self,
+        entity: Entity,
+        component: ComponentId,
+        value: NonNull<u8>,
+        components: &Components,
+    ) {
+        match self.learn(component, components) {
+            // SAFETY: forwarded contract (the entity is held and lacks the component).
+            StorageKind::Sparse => unsafe {
+                self.sparse.insert_new(entity, component, value, components)
+            },
+            StorageKind::Table => {
+                let from = self
+                    .archetypes
+                    .locate(entity)
+                    .expect("insert_new: the entity is not in the storage");
+                let to = self
+                    .archetypes
+                    .add_target(from.table, component, components);
+                // SAFETY: as in `ArchetypeStorage::insert_new`: `to` is `from` plus the
+                // component, so `fill` runs once with the caller's owned, padded value.
+                unsafe {
+                    self.archetypes.move_entity(
+                        entity,
+                        from,
+                        to,
+                        |_, _| {},
+                        |_, column| column.push_from(value),
+                    );
+                }
+            }
+        }
+    }
+
+    unsafe fn remove_into(
+        &mut self,
+        entity: Entity,
+        component: ComponentId,
+        dst: NonNull<u8>,
+    ) -> bool {
+        match self.kind(component) {
+            None => false,
+            // SAFETY: forwarded contract.
+            Some(StorageKind::Sparse) => unsafe { self.sparse.remove_into(entity, component, dst) },
+            Some(StorageKind::Table) => {
+                let Some(from) = self.archetypes.locate(entity) else {
+                    return false;
+                };
+                let to = self.archetypes.remove_target(from.table, component);
+                if to == from.table {
+                    return false;
+                }
+                let size = self
+                    .archetypes
+                    .component_index()
+                    .layout(component)
+                    .map_or(0, |l| l.size());
+                // SAFETY: as in `ArchetypeStorage::remove_into`: `take` runs once, for the
+                // component, moving it into `dst` (caller: valid and disjoint).
+                unsafe {
+                    self.archetypes.move_entity(
+                        entity,
+                        from,
+                        to,
+                        |_, value| {
+                            std::ptr::copy_nonoverlapping(value.as_ptr(), dst.as_ptr(), size)
+                        },
+                        |_, _| {},
+                    );
+                }
+                true
+            }
+        }
+    }
+
+    fn clear(&mut self) {
+        let (archetypes, sparse) = (&mut self.archetypes, &mut self.sparse);
+        for_each_completing(0..2, |half| match half {
+            0 => archetypes.clear(),
+            _ => sparse.clear(),
+        });
+    }
+
+    fn update_query_cache(&self, cache: &mut HybridQueryCache, descriptor: &QueryDescriptor) {
+        if cache.stale(self, descriptor) {
+            cache.plan(self, descriptor);
+        }
+        if !cache.all_sparse {
+            cache
+                .tables
+                .update(&self.archetypes, &cache.table_descriptor);
+        }
+    }
+
+    fn query_chunks<'a>(
+        &'a self,
+        cache: &'a HybridQueryCache,
+        descriptor: &'a QueryDescriptor,
+        alive: &'a [Entity],
+    ) -> HybridChunks<'a> {
+        if cache.all_sparse {
+            return HybridChunks::Sparse(self.sparse.query_chunks(&(), descriptor, alive));
+        }
+        cache
+            .tables
+            .assert_current(&self.archetypes, descriptor.slots().len());
+        HybridChunks::Tables {
+            chunks: ArchetypeChunks::new(self.archetypes.tables(), &cache.tables),
+            sparse: &self.sparse,
+            descriptor,
+            kinds: &cache.kinds,
+        }
+    }
+
+    fn memory_usage(&self) -> usize {
+        self.archetypes.memory_usage()
+            + self.bundles.memory_usage()
+            + self.sparse.memory_usage()
+            + self.kinds.capacity() * size_of::<Option<StorageKind>>()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,230 @@
+use super::*;
+use ecs_core::{With, Without, World};
+
+#[derive(Debug, PartialEq, Clone, Copy)]
+struct Pos(f32);
+impl Component for Pos {}
+#[derive(Debug, PartialEq, Clone, Copy)]
+struct Vel(f32);
+impl Component for Vel {}
+#[derive(Debug, PartialEq, Clone, Copy)]
+struct OnFire(u32);
+impl Component for OnFire {
+    const STORAGE: StorageKind = StorageKind::Sparse;
+}
+#[derive(Debug, PartialEq, Clone, Copy)]
+struct Buff;
+impl Component for Buff {
+    const STORAGE: StorageKind = StorageKind::Sparse;
+}
+
+type HybridWorld = World<HybridStorage>;
+
+fn scale(full: usize, miri: usize) -> usize {
+    if cfg!(miri) {
+        miri
+    } else {
+        full
+    }
+}
+
+#[test]
+fn sparse_components_move_no_table_rows() {
+    let mut world = HybridWorld::new();
+    let entities: Vec<_> = (0..scale(100, 10))
+        .map(|i| world.spawn((Pos(i as f32), Vel(1.0))))
+        .collect();
+    let target = entities[3];
+    let record = world.storage().archetypes().locate(target).unwrap();
+    let pos_ptr = world.get::<Pos>(target).unwrap() as *const Pos;
+    let tables = world.storage().archetypes().tables().len();
+
+    world.insert(target, OnFire(3)).unwrap();
+    world.insert(target, Buff).unwrap();
+    assert_eq!(
+        world.storage().archetypes().locate(target),
+        Some(record),
+        "row stayed put"
+    );
+    assert_eq!(
+        world.get::<Pos>(target).unwrap() as *const Pos,
+        pos_ptr,
+        "no column data moved"
+    );
+    assert_eq!(
+        world.storage().archetypes().tables().len(),
+        tables,
+        "no table created"
+    );
+    assert_eq!(world.remove::<OnFire>(target), Ok(OnFire(3)));
+    assert_eq!(world.storage().archetypes().locate(target), Some(record));
+    assert_eq!(world.get::<Pos>(target).unwrap() as *const Pos, pos_ptr);
+    // Every other entity's row is untouched too.
+    for (i, e) in entities.iter().enumerate() {
+        assert_eq!(world.get::<Pos>(*e), Some(&Pos(i as f32)));
+    }
+    // A table component does move the row.
+    world.remove::<Vel>(target).unwrap();
+    assert_ne!(
+        world.storage().archetypes().locate(target).unwrap().table,
+        record.table
+    );
+    assert!(world.has::<Buff>(target));
+}
+
+#[test]
+fn spawn_splits_bundles_between_halves() {
+    let mut world = HybridWorld::new();
+    let e = world.spawn((OnFire(1), Pos(2.0), Buff));
+    let record = world.storage().archetypes().locate(e).unwrap();
+    assert_eq!(
+        world
+            .storage()
+            .archetypes()
+            .table(record.table)
+            .components()
+            .len(),
+        1
+    );
+    assert_eq!(world.storage().sparse().sets().count(), 2);
+    assert_eq!(world.get::<OnFire>(e), Some(&OnFire(1)));
+    assert_eq!(world.get::<Pos>(e), Some(&Pos(2.0)));
+    assert!(world.has::<Buff>(e));
+    let only_sparse = world.spawn((Buff,));
+    let record = world.storage().archetypes().locate(only_sparse).unwrap();
+    assert!(world
+        .storage()
+        .archetypes()
+        .table(record.table)
+        .components()
+        .is_empty());
+}
+
+#[test]
+fn queries_mix_tables_and_sets() {
+    let mut world = HybridWorld::new();
+    let n = scale(300, 30);
+    for i in 0..n {
+        let e = world.spawn((Pos(i as f32),));
+        if i % 2 == 0 {
+            world.insert(e, Vel(1.0)).unwrap();
+        }
+        if i % 3 == 0 {
+            world.insert(e, OnFire(i as u32)).unwrap();
+        }
+        if i % 5 == 0 {
+            world.insert(e, Buff).unwrap();
+        }
+    }
+    let count = |f: &dyn Fn(usize) -> bool| (0..n).filter(|i| f(*i)).count();
+    assert_eq!(
+        world.query::<(&Pos, &OnFire)>().count(),
+        count(&|i| i % 3 == 0)
+    );
+    assert_eq!(
+        world.query::<(&Pos, &Vel, &OnFire)>().count(),
+        count(&|i| i % 6 == 0)
+    );
+    assert_eq!(world.query::<&OnFire>().count(), count(&|i| i % 3 == 0));
+    assert_eq!(
+        world.query::<(&OnFire, &Buff)>().count(),
+        count(&|i| i % 15 == 0)
+    );
+    assert_eq!(
+        world.query_filtered::<&Pos, Without<OnFire>>().count(),
+        count(&|i| i % 3 != 0)
+    );
+    assert_eq!(
+        world.query_filtered::<&OnFire, Without<Vel>>().count(),
+        count(&|i| i % 3 == 0 && i % 2 != 0)
+    );
+    assert_eq!(
+        world
+            .query_filtered::<&Vel, (With<Buff>, Without<OnFire>)>()
+            .count(),
+        count(&|i| i % 10 == 0 && i % 3 != 0)
+    );
+    assert_eq!(
+        world
+            .query::<(&Pos, Option<&OnFire>)>()
+            .filter(|(_, f)| f.is_some())
+            .count(),
+        count(&|i| i % 3 == 0)
+    );
+    world
+        .query::<(&Pos, &mut OnFire)>()
+        .for_each(|(p, f)| f.0 = p.0 as u32 + 1000);
+    for (p, f) in world.query::<(&Pos, &OnFire)>() {
+        assert_eq!(f.0, p.0 as u32 + 1000);
+    }
+    world
+        .query_filtered::<&mut Pos, With<Buff>>()
+        .for_each(|p| p.0 = -1.0);
+    assert_eq!(
+        world.query::<&Pos>().filter(|p| p.0 == -1.0).count(),
+        count(&|i| i % 5 == 0)
+    );
+}
+
+#[test]
+fn table_only_queries_take_the_dense_path() {
+    let mut world = HybridWorld::new();
+    world.spawn((Pos(1.0), Vel(2.0), OnFire(0)));
+    world.spawn((Pos(1.0), Vel(2.0)));
+    let mut state = world.query_state::<(&Pos, &Vel), ()>().unwrap();
+    let _ = state.iter(&world).count();
+    // Every chunk of a table-only query answers Dense for every slot.
+    let storage = world.storage();
+    let mut cache = HybridQueryCache::default();
+    storage.update_query_cache(&mut cache, state.descriptor());
+    let mut chunks = 0;
+    for chunk in storage.query_chunks(&cache, state.descriptor(), &[]) {
+        chunks += 1;
+        assert!(matches!(chunk, HybridChunk::Table { .. }));
+        for slot in 0..2 {
+            assert!(matches!(chunk.column(slot), ColumnAccess::Dense(_)));
+        }
+    }
+    assert_eq!(
+        chunks, 1,
+        "both entities share one table: the sparse OnFire did not split them"
+    );
+}
+
+#[test]
+fn a_kind_learned_later_refreshes_cached_plans() {
+    let mut world = HybridWorld::new();
+    world.spawn((Pos(1.0),));
+    let mut state = world.query_state::<(&Pos, &OnFire), ()>().unwrap();
+    assert_eq!(state.iter(&world).count(), 0);
+    let mut sparse_only = world.query_state::<&Buff, ()>().unwrap();
+    assert_eq!(sparse_only.iter(&world).count(), 0);
+    let e = world.spawn((Pos(2.0), OnFire(1), Buff));
+    assert_eq!(state.iter(&world).count(), 1);
+    assert_eq!(sparse_only.iter(&world).count(), 1);
+    world.despawn(e).unwrap();
+    assert_eq!(state.iter(&world).count(), 0);
+    assert_eq!(sparse_only.iter(&world).count(), 0);
+}
+
+#[test]
+fn despawn_and_clear_reach_both_halves() {
+    let mut world = HybridWorld::new();
+    let a = world.spawn((Pos(1.0), OnFire(1)));
+    let b = world.spawn((Buff, Vel(1.0)));
+    world.despawn(a).unwrap();
+    assert_eq!(world.query::<&OnFire>().count(), 0);
+    assert_eq!(
+        world
+            .storage()
+            .sparse()
+            .set(world.component_id::<OnFire>().unwrap())
+            .unwrap()
+            .len(),
+        0
+    );
+    world.clear();
+    assert!(!world.contains(b));
+    assert_eq!(world.query::<&Buff>().count(), 0);
+    assert_eq!(world.query::<&Vel>().count(), 0);
+}
