@@ -260,6 +260,77 @@ impl Archetypes {
         self.records.set(entity.index() as usize, to, moved.dst_row);
     }
 
+    /// Adds a table component `entity` lacks, moving its row to the table with it.
+    ///
+    /// # Safety
+    /// `entity` is here and lacks `component`; `value` points to an owned value of
+    /// `component` (registered layouts are padded, so it is readable as a whole item) that the
+    /// caller will not use or drop again.
+    pub unsafe fn insert_new(
+        &mut self,
+        entity: Entity,
+        component: ComponentId,
+        value: NonNull<u8>,
+        components: &Components,
+    ) {
+        let from = self
+            .locate(entity)
+            .expect("insert_new: the entity is not in the storage");
+        let to = self.add_target(from.table, component, components);
+        // SAFETY: `from` is the entity's record. `to` is `from`'s set plus `component` (it
+        // differs from `from`: the caller promises the entity lacks the component), so `take`
+        // is never called and `fill` is called once, for `component`, pushing the caller's
+        // owned value. Neither panics.
+        unsafe {
+            self.move_entity(
+                entity,
+                from,
+                to,
+                |_, _| {},
+                |_, column| column.push_from(value),
+            )
+        }
+    }
+
+    /// Moves `entity`'s table component `component` into `dst` and moves its row to the table
+    /// without it; false (and nothing changed) if it has none.
+    ///
+    /// # Safety
+    /// `dst` is valid for writing one value of `component` and does not overlap the tables.
+    pub unsafe fn remove_into(
+        &mut self,
+        entity: Entity,
+        component: ComponentId,
+        dst: NonNull<u8>,
+    ) -> bool {
+        let Some(from) = self.locate(entity) else {
+            return false;
+        };
+        let to = self.remove_target(from.table, component);
+        if to == from.table {
+            return false; // the entity does not have the component
+        }
+        let size = self
+            .index
+            .layout(component)
+            .expect("a component in a table is known to the index")
+            .size();
+        // SAFETY: `from` is the entity's record. `to` is `from`'s set minus `component`, so
+        // `fill` is never called and `take` is called once, for `component`, copying the value
+        // into `dst` (valid for one value, disjoint: caller), which moves it out. Neither
+        // panics.
+        unsafe {
+            self.move_entity(
+                entity,
+                from,
+                to,
+                |_, value| std::ptr::copy_nonoverlapping(value.as_ptr(), dst.as_ptr(), size),
+                |_, _| {},
+            );
+        }
+        true
+    }
+
     /// Removes `entity` and drops its table components; false if it is not here.
     ///
     /// Its record is vacated and the row-moved entity's record fixed before any `Drop` runs,

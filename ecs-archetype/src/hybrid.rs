@@ -355,26 +355,11 @@ unsafe impl Storage for HybridStorage {
             StorageKind::Sparse => unsafe {
                 self.sparse.insert_new(entity, component, value, components)
             },
-            StorageKind::Table => {
-                let from = self
-                    .archetypes
-                    .locate(entity)
-                    .expect("insert_new: the entity is not in the storage");
-                let to = self
-                    .archetypes
-                    .add_target(from.table, component, components);
-                // SAFETY: as in `ArchetypeStorage::insert_new`: `to` is `from` plus the
-                // component, so `fill` runs once with the caller's owned, padded value.
-                unsafe {
-                    self.archetypes.move_entity(
-                        entity,
-                        from,
-                        to,
-                        |_, _| {},
-                        |_, column| column.push_from(value),
-                    );
-                }
-            }
+            // SAFETY: forwarded contract.
+            StorageKind::Table => unsafe {
+                self.archetypes
+                    .insert_new(entity, component, value, components)
+            },
         }
     }
 
@@ -388,34 +373,10 @@ unsafe impl Storage for HybridStorage {
             None => false,
             // SAFETY: forwarded contract.
             Some(StorageKind::Sparse) => unsafe { self.sparse.remove_into(entity, component, dst) },
-            Some(StorageKind::Table) => {
-                let Some(from) = self.archetypes.locate(entity) else {
-                    return false;
-                };
-                let to = self.archetypes.remove_target(from.table, component);
-                if to == from.table {
-                    return false;
-                }
-                let size = self
-                    .archetypes
-                    .component_index()
-                    .layout(component)
-                    .map_or(0, |l| l.size());
-                // SAFETY: as in `ArchetypeStorage::remove_into`: `take` runs once, for the
-                // component, moving it into `dst` (caller: valid and disjoint).
-                unsafe {
-                    self.archetypes.move_entity(
-                        entity,
-                        from,
-                        to,
-                        |_, value| {
-                            std::ptr::copy_nonoverlapping(value.as_ptr(), dst.as_ptr(), size)
-                        },
-                        |_, _| {},
-                    );
-                }
-                true
-            }
+            // SAFETY: forwarded contract.
+            Some(StorageKind::Table) => unsafe {
+                self.archetypes.remove_into(entity, component, dst)
+            },
         }
     }
 

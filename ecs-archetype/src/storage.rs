@@ -151,26 +151,10 @@ unsafe impl Storage for ArchetypeStorage {
         value: NonNull<u8>,
         components: &Components,
     ) {
-        let from = self
-            .archetypes
-            .locate(entity)
-            .expect("insert_new: the entity is not in the storage");
-        let to = self
-            .archetypes
-            .add_target(from.table, component, components);
-        // SAFETY: `from` is the entity's record. `to` is `from`'s set plus `component` (it
-        // differs from `from`: the caller promises the entity lacks the component), so `take`
-        // is never called and `fill` is called once, for `component`, pushing the caller's
-        // owned value (registered layouts are padded, so it is readable as a whole item).
-        // Neither panics.
+        // SAFETY: forwarded contract.
         unsafe {
-            self.archetypes.move_entity(
-                entity,
-                from,
-                to,
-                |_, _| {},
-                |_, column| column.push_from(value),
-            );
+            self.archetypes
+                .insert_new(entity, component, value, components)
         }
     }
 
@@ -180,33 +164,8 @@ unsafe impl Storage for ArchetypeStorage {
         component: ComponentId,
         dst: NonNull<u8>,
     ) -> bool {
-        let Some(from) = self.archetypes.locate(entity) else {
-            return false;
-        };
-        let to = self.archetypes.remove_target(from.table, component);
-        if to == from.table {
-            return false; // the entity does not have the component
-        }
-        let size = self
-            .archetypes
-            .component_index()
-            .layout(component)
-            .expect("a component in a table is known to the index")
-            .size();
-        // SAFETY: `from` is the entity's record. `to` is `from`'s set minus `component`, so
-        // `fill` is never called and `take` is called once, for `component`, copying the value
-        // into `dst` (valid for one value, disjoint from the storage: caller), which moves it
-        // out. Neither panics.
-        unsafe {
-            self.archetypes.move_entity(
-                entity,
-                from,
-                to,
-                |_, value| std::ptr::copy_nonoverlapping(value.as_ptr(), dst.as_ptr(), size),
-                |_, _| {},
-            );
-        }
-        true
+        // SAFETY: forwarded contract.
+        unsafe { self.archetypes.remove_into(entity, component, dst) }
     }
 
     fn clear(&mut self) {
