@@ -1,1 +1,28 @@
-//! bench (in progress)
+//! # ecs-bench
+//!
+//! Identical benchmark workloads on every storage backend. Each workload of
+//! `shared/WORKLOADS.md` is written once, generic over `S: ecs_core::Storage`
+//! ([`workload::Workload`]), and runs on every backend of [`backend::Backend`] and, where it
+//! makes sense, on a hand-written `Vec` baseline. Every run computes an order-independent
+//! checksum; all runners must agree.
+//!
+//! * [`workloads::registry`] lists the workloads; [`workloads::pending`] the slots waiting
+//!   for later features.
+//! * [`alloc_counter`] counts allocations and peak live heap bytes (seed 000's columns).
+//! * [`report`] measures everything (interleaving runners), writes `report.md`,
+//!   `report.json` and SVG charts, and compares backend ratios with a committed baseline.
+//! * `benches/` runs the same bodies under criterion; `src/main.rs` is the `ecs-bench` CLI.
+//! * With the `peers` feature, [`peers`] adds hecs, bevy_ecs and shipyard as runners of the
+//!   community-standard workloads.
+
+pub mod alloc_counter;
+pub mod backend;
+pub mod components;
+pub mod peers;
+pub mod report;
+pub mod storages;
+pub mod workload;
+pub mod workloads;
+
+pub use backend::{Backend, Runner};
+pub use workload::{DynWorkload, Prepared, Scale, Workload, WorkloadInfo};

@@ -1,0 +1,89 @@
+//! Peer ECS crates as extra runners of the community-standard workloads (feature `peers`).
+//!
+//! hecs (archetypes), bevy_ecs (archetype tables, sparse sets on request, a parallel
+//! scheduler) and shipyard (sparse sets) each get a hand-written body per community workload,
+//! building the same data and computing the same checksum as our generic body, so a peer's
+//! row is checked against ours like any other runner's. Each peer runs a workload its
+//! natural way: bevy's `schedule` runs its three systems on its multi-threaded executor and
+//! shipyard's as a workload, `heavy_compute` uses each crate's parallel iteration where it
+//! has one.
+//!
+//! Without the feature [`Peer`] has no variants and none of these crates is compiled.
+
+#[cfg(feature = "peers")]
+mod bevy;
+#[cfg(feature = "peers")]
+mod hecs;
+#[cfg(feature = "peers")]
+mod shipyard;
+
+use crate::workload::Prepared;
+
+/// A peer ECS crate (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Peer {
+    /// hecs.
+    #[cfg(feature = "peers")]
+    Hecs,
+    /// bevy_ecs.
+    #[cfg(feature = "peers")]
+    Bevy,
+    /// shipyard.
+    #[cfg(feature = "peers")]
+    Shipyard,
+}
+
+/// The community workloads every peer implements.
+pub const WORKLOADS: [&str; 6] = [
+    "simple_insert",
+    "simple_iter",
+    "fragmented_iter",
+    "heavy_compute",
+    "add_remove",
+    "schedule",
+];
+
+impl Peer {
+    /// Every peer compiled in (none without the `peers` feature).
+    pub const ALL: &'static [Peer] = &[
+        #[cfg(feature = "peers")]
+        Peer::Hecs,
+        #[cfg(feature = "peers")]
+        Peer::Bevy,
+        #[cfg(feature = "peers")]
+        Peer::Shipyard,
+    ];
+
+    /// The runner name.
+    pub fn name(self) -> &'static str {
+        match self {
+            #[cfg(feature = "peers")]
+            Peer::Hecs => "hecs",
+            #[cfg(feature = "peers")]
+            Peer::Bevy => "bevy_ecs",
+            #[cfg(feature = "peers")]
+            Peer::Shipyard => "shipyard",
+        }
+    }
+
+    /// Whether this peer runs `workload` (a community workload name).
+    pub fn runs(self, workload: &str) -> bool {
+        WORKLOADS.contains(&workload)
+    }
+
+    /// Sets `workload` up at `size` on this peer.
+    pub fn prepare(self, workload: &str, size: usize) -> Option<Box<dyn Prepared>> {
+        if !self.runs(workload) {
+            return None;
+        }
+        let _ = size;
+        match self {
+            #[cfg(feature = "peers")]
+            Peer::Hecs => hecs::prepare(workload, size),
+            #[cfg(feature = "peers")]
+            Peer::Bevy => bevy::prepare(workload, size),
+            #[cfg(feature = "peers")]
+            Peer::Shipyard => shipyard::prepare(workload, size),
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! shipyard on the community-standard workloads.
+
+use rayon::prelude::*;
+use shipyard::{EntityId, Get, IntoIter, IntoWorkload, View, ViewMut, Workload, World};
+
+use crate::components::*;
+use crate::workload::{prepared, Prepared};
+use crate::workloads::community::{
+    add_remove_checksum, data_digest, heavy_body, heavy_digest, insert_bundle, position_digest,
+    schedule_item_hash, value,
+};
+
+fn positions(world: &mut World) -> u64 {
+    world.run(|p: View<Position>| position_digest(p.iter().map(|p| p.0)))
+}
+
+fn ab(mut a: ViewMut<A>, mut b: ViewMut<B>) {
+    for (a, b) in (&mut a, &mut b).iter() {
+        std::mem::swap(&mut a.0, &mut b.0);
+    }
+}
+
+fn cd(mut c: ViewMut<C>, mut d: ViewMut<D>) {
+    for (c, d) in (&mut c, &mut d).iter() {
+        std::mem::swap(&mut c.0, &mut d.0);
+    }
+}
+
+fn ce(mut c: ViewMut<C>, mut e: ViewMut<E>) {
+    for (c, e) in (&mut c, &mut e).iter() {
+        std::mem::swap(&mut c.0, &mut e.0);
+    }
+}
+
+fn systems() -> Workload {
+    (ab, cd, ce).into_workload()
+}
+
+pub(super) fn prepare(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
+    Some(match workload {
+        "simple_insert" => prepared(
+            None::<World>,
+            move |slot| {
+                let mut world = World::new();
+                world.bulk_add_entity((0..n).map(insert_bundle));
+                *slot = Some(world);
+            },
+            |slot| slot.as_mut().map_or(0, positions),
+        ),
+        "simple_iter" => {
+            let mut world = World::new();
+            world.bulk_add_entity((0..n).map(insert_bundle));
+            prepared(
+                world,
+                |world| {
+                    world.run(|v: View<Velocity>, mut p: ViewMut<Position>| {
+                        for (v, p) in (&v, &mut p).iter() {
+                            p.0[0] += v.0[0];
+                            p.0[1] += v.0[1];
+                            p.0[2] += v.0[2];
+                        }
+                    })
+                },
+                positions,
+            )
+        }
+        "fragmented_iter" => {
+            let mut world = World::new();
+            macro_rules! spawn {
+                ($($letter:ident),*) => {$(
+                    world.bulk_add_entity((0..n).map(|_| ($letter(0.0), Data(1.0))));
+                )*};
+            }
+            spawn!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P, Q, R, S, T, U, V, W, X, Y, Z);
+            prepared(
+                world,
+                |world| {
+                    world.run(|mut data: ViewMut<Data>| {
+                        for d in (&mut data).iter() {
+                            d.0 *= 2.0;
+                        }
+                    })
+                },
+                |world| world.run(|data: View<Data>| data_digest(data.iter().map(|d| d.0))),
+            )
+        }
+        "heavy_compute" => {
+            let mut world = World::new();
+            world.bulk_add_entity((0..n).map(insert_bundle));
+            prepared(
+                world,
+                |world| {
+                    world.run(|mut p: ViewMut<Position>, mut t: ViewMut<Transform>| {
+                        (&mut p, &mut t)
+                            .par_iter()
+                            .for_each(|(p, t)| heavy_body(p, t));
+                    })
+                },
+                |world| {
+                    world.run(|p: View<Position>, t: View<Transform>| heavy_digest((&p, &t).iter()))
+                },
+            )
+        }
+        "add_remove" => {
+            let mut world = World::new();
+            let entities: Vec<EntityId> = world
+                .bulk_add_entity((0..n).map(|i| (A(i as f32),)))
+                .collect();
+            prepared(
+                (world, entities, Digest::default(), 0usize),
+                |(world, entities, removed, runs)| {
+                    for &e in entities.iter() {
+                        world.add_component(e, B(1.0));
+                    }
+                    for &e in entities.iter() {
+                        let b = world.remove::<B>(e).expect("B was just added");
+                        removed.add(u64::from(b.0.to_bits()));
+                    }
+                    *runs += 1;
+                },
+                |(world, _, removed, runs)| {
+                    let without_b = world.run(|a: View<A>, b: View<B>| (&a, !&b).iter().count());
+                    add_remove_checksum(*removed, *runs, without_b)
+                },
+            )
+        }
+        "schedule" => {
+            let mut world = World::new();
+            world.bulk_add_entity((0..n).map(|i| (A(value(i, 0)), B(value(i, 1)))));
+            world.bulk_add_entity((0..n).map(|i| (A(value(i, 0)), B(value(i, 1)), C(value(i, 2)))));
+            world.bulk_add_entity((0..n).map(|i| {
+                (
+                    A(value(i, 0)),
+                    B(value(i, 1)),
+                    C(value(i, 2)),
+                    D(value(i, 3)),
+                )
+            }));
+            world.bulk_add_entity((0..n).map(|i| {
+                (
+                    A(value(i, 0)),
+                    B(value(i, 1)),
+                    C(value(i, 2)),
+                    E(value(i, 3)),
+                )
+            }));
+            world.add_workload(systems);
+            prepared(
+                world,
+                |world| world.run_workload(systems).expect("workload runs"),
+                |world| {
+                    world.run(
+                        |a: View<A>, b: View<B>, c: View<C>, d: View<D>, e: View<E>| {
+                            let mut digest = Digest::default();
+                            let mut count = 0;
+                            for (id, (a, b)) in (&a, &b).iter().with_id() {
+                                digest.add(schedule_item_hash([
+                                    Some(a.0),
+                                    Some(b.0),
+                                    (&c).get(id).ok().map(|c| c.0),
+                                    (&d).get(id).ok().map(|d| d.0),
+                                    (&e).get(id).ok().map(|e| e.0),
+                                ]));
+                                count += 1;
+                            }
+                            digest.finish(count)
+                        },
+                    )
+                },
+            )
+        }
+        _ => return None,
+    })
+}

@@ -1,0 +1,218 @@
+//! `report.md`: the Markdown tables, one section per workload family.
+
+use std::fmt::Write;
+
+use super::model::{Report, WorkloadReport};
+use crate::workload::Family;
+use crate::workloads::seed004_memory::{MemoryTable, SIZES, UTILISATIONS};
+
+/// `1.23 ms`, `45.6 µs`, `789 ns`, `1.234 s`.
+pub fn format_time(ns: f64) -> String {
+    if ns >= 1e9 {
+        format!("{:.3} s", ns / 1e9)
+    } else if ns >= 1e6 {
+        format!("{:.2} ms", ns / 1e6)
+    } else if ns >= 1e3 {
+        format!("{:.2} µs", ns / 1e3)
+    } else {
+        format!("{ns:.0} ns")
+    }
+}
+
+/// `1.5 MiB`, `330.7 KiB`, `12 B`.
+pub fn format_bytes(bytes: usize) -> String {
+    let b = bytes as f64;
+    if b >= 1024.0 * 1024.0 {
+        format!("{:.1} MiB", b / (1024.0 * 1024.0))
+    } else if b >= 1024.0 {
+        format!("{:.1} KiB", b / 1024.0)
+    } else {
+        format!("{bytes} B")
+    }
+}
+
+/// `1,234,567`.
+pub fn format_count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The whole `report.md`.
+pub fn render(report: &Report) -> String {
+    let mut out = String::new();
+    let meta = &report.meta;
+    let _ = writeln!(out, "# ecs-bench report\n");
+    let _ = writeln!(
+        out,
+        "Measured on **{}** · scale **{}** · {} · ecs-bench {}\n",
+        meta.machine, meta.scale, meta.date_utc, meta.version
+    );
+    if meta.debug_build {
+        let _ = writeln!(
+            out,
+            "> **Debug build**: times are not meaningful; run with `--release`.\n"
+        );
+    }
+    if !meta.counting_allocator {
+        let _ = writeln!(
+            out,
+            "> The counting allocator is not installed: heap columns read 0.\n"
+        );
+    }
+    if !report.checksums_agree() {
+        let _ = writeln!(
+            out,
+            "> **Checksum mismatch**: some runners disagree (rows marked ✗). The numbers of \
+             those rows are not comparable.\n"
+        );
+    }
+    out.push_str(HOW_TO_READ);
+    for family in Family::ALL {
+        render_family(&mut out, report, family);
+    }
+    if let Some(table) = &report.memory_table {
+        render_memory_table(&mut out, table);
+    }
+    out
+}
+
+const HOW_TO_READ: &str = "\
+**How to read it.** *median*: median time of one run over the samples (runners are \
+interleaved sample by sample so machine drift does not favour one). *ratio*: median over the \
+fastest runner's median for that workload (1.00× is the fastest). *peak heap*: highest live \
+heap above the level at the start of one run; *allocs*: allocations and reallocations during \
+that run (both from the first run, as seed 000 takes them). *ok*: ✓ when the runner's \
+checksum matches every other runner's. `baseline` is hand-written `Vec`s with no ECS, the \
+floor. *Seed anchor* numbers were **measured elsewhere** (the seed author's machine, language \
+and code), for the full size only: compare their shape, not their digits.\n";
+
+fn render_family(out: &mut String, report: &Report, family: Family) {
+    let workloads: Vec<&WorkloadReport> = report
+        .workloads
+        .iter()
+        .filter(|w| w.family == family)
+        .collect();
+    let pending: Vec<_> = report
+        .pending
+        .iter()
+        .filter(|p| p.family == family)
+        .collect();
+    if workloads.is_empty() && pending.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\n## {}", family.title());
+    if !workloads.is_empty() {
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "| workload | size | runner | median | ratio | peak heap | allocs | ok | \
+             seed anchor (measured elsewhere) |"
+        );
+        let _ = writeln!(out, "|---|---|---|---:|---:|---:|---:|:-:|---|");
+        for w in &workloads {
+            render_workload(out, w);
+        }
+    }
+    let notes: Vec<String> = workloads
+        .iter()
+        .filter_map(|w| w.note.as_ref().map(|n| format!("- `{}`: {n}.", w.name)))
+        .collect();
+    if !notes.is_empty() {
+        let _ = writeln!(out, "\n{}", notes.join("\n"));
+    }
+    if !pending.is_empty() {
+        let _ = writeln!(out, "\n| slot | what it will measure | status |");
+        let _ = writeln!(out, "|---|---|---|");
+        for p in pending {
+            let _ = writeln!(out, "| {} | {} | {} |", p.name, p.description, p.reason);
+        }
+    }
+}
+
+fn render_workload(out: &mut String, w: &WorkloadReport) {
+    let size = format!("{} {}", format_count(w.size as u64), w.unit);
+    let anchor = w.anchor.as_ref().map_or_else(String::new, |a| {
+        format!("{} <sub>({})</sub>", a.value, a.source)
+    });
+    for (i, r) in w.results.iter().enumerate() {
+        let first = i == 0;
+        let runner = if r.ratio_to_fastest <= 1.0 {
+            format!("**{}**", r.runner)
+        } else {
+            r.runner.clone()
+        };
+        let ok = if w.checksums_agree && r.checksum_stable {
+            "✓"
+        } else {
+            "✗"
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {:.2}× | {} | {} | {} | {} |",
+            if first { w.name.as_str() } else { "" },
+            if first { size.as_str() } else { "" },
+            runner,
+            format_time(r.median_ns),
+            r.ratio_to_fastest,
+            format_bytes(r.peak_bytes),
+            format_count(r.allocations),
+            ok,
+            if first { anchor.as_str() } else { "" },
+        );
+    }
+}
+
+fn render_memory_table(out: &mut String, table: &MemoryTable) {
+    let _ = writeln!(
+        out,
+        "\n## Seed 004: memory, sparse set vs linear array (measured)\n\n\
+         Heap bytes of one component type in the `{}` backend divided by the bytes of a \
+         linear entity-indexed array with a presence bitmap, N = {} entities, both measured \
+         by the counting allocator. Below 1.00 the sparse set is smaller. In parentheses: \
+         the seed's formula (`8N + C·N·U` vs `C·N + N/8`).\n",
+        table.sparse_backend,
+        format_count(table.entities as u64)
+    );
+    let _ = write!(out, "| size \\ utilisation |");
+    for u in UTILISATIONS {
+        let _ = write!(out, " {}% |", u * 10);
+    }
+    let _ = write!(out, "\n|---|");
+    for _ in UTILISATIONS {
+        let _ = write!(out, "---:|");
+    }
+    out.push('\n');
+    for size in SIZES {
+        let _ = write!(out, "| {size} B |");
+        for u in UTILISATIONS {
+            match table.cell(size, u * 10) {
+                Some(c) => {
+                    let _ = write!(out, " {:.2} ({:.2}) |", c.ratio, c.seed_ratio);
+                }
+                None => out.push_str(" — |"),
+            }
+        }
+        out.push('\n');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats() {
+        assert_eq!(format_time(1_500.0), "1.50 µs");
+        assert_eq!(format_time(13_210_000.0), "13.21 ms");
+        assert_eq!(format_bytes(2048), "2.0 KiB");
+        assert_eq!(format_count(1_234_567), "1,234,567");
+        assert_eq!(format_count(12), "12");
+    }
+}

@@ -1,0 +1,262 @@
+//! Timing one workload on several runners, interleaved so machine drift does not favour one.
+//!
+//! Per runner, a first run from a freshly prepared state is the *calibration run*: it gives
+//! the checksum every later run must repeat, the heap numbers (peak above the starting level
+//! and allocation count, as seed 000 takes them from its first test) and a first time. From
+//! that time a batch size is chosen so one sample lasts about `target_sample`: a repeatable
+//! workload runs its prepared state that many times in a row, a non-repeatable one gets
+//! that many freshly prepared states, run back to back. Samples then go round the runners in
+//! a rotating order (`sample i` starts with runner `i mod R`), and the median per run is what
+//! the report shows.
+
+use std::time::{Duration, Instant};
+
+use crate::alloc_counter::{HeapUsage, Region};
+use crate::backend::Runner;
+use crate::workload::{DynWorkload, Prepared, Scale};
+
+/// How much measuring a workload gets.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    /// Samples per runner at least (unless one round of samples exceeds `slow_round`).
+    pub min_samples: usize,
+    /// Samples per runner at most.
+    pub max_samples: usize,
+    /// Samples per runner when one round (every runner once) takes longer than `slow_round`.
+    pub slow_samples: usize,
+    /// See `slow_samples`.
+    pub slow_round: Duration,
+    /// Aim for samples at least this long (batching short runs).
+    pub target_sample: Duration,
+    /// Aim for all samples of one workload to take about this long.
+    pub budget: Duration,
+    /// Most runs of one prepared state per sample (repeatable workloads).
+    pub max_batch: usize,
+    /// Most prepared states per sample (non-repeatable workloads).
+    pub max_states: usize,
+}
+
+impl Settings {
+    /// The settings for a report at `scale`.
+    pub fn for_scale(scale: Scale) -> Settings {
+        match scale {
+            Scale::Full => Settings {
+                min_samples: 7,
+                max_samples: 41,
+                slow_samples: 3,
+                slow_round: Duration::from_secs(2),
+                target_sample: Duration::from_millis(5),
+                budget: Duration::from_millis(1500),
+                max_batch: 10_000,
+                max_states: 32,
+            },
+            Scale::Quick => Settings {
+                min_samples: 5,
+                max_samples: 21,
+                slow_samples: 3,
+                slow_round: Duration::from_secs(1),
+                target_sample: Duration::from_millis(2),
+                budget: Duration::from_millis(500),
+                max_batch: 10_000,
+                max_states: 16,
+            },
+            Scale::Test => Settings {
+                min_samples: 1,
+                max_samples: 1,
+                slow_samples: 1,
+                slow_round: Duration::ZERO,
+                target_sample: Duration::ZERO,
+                budget: Duration::ZERO,
+                max_batch: 1,
+                max_states: 1,
+            },
+        }
+    }
+}
+
+/// What was measured for one runner.
+#[derive(Clone, Debug)]
+pub struct Measured {
+    /// The runner.
+    pub runner: Runner,
+    /// Time per run of every sample, in nanoseconds.
+    pub samples_ns: Vec<f64>,
+    /// Runs per sample.
+    pub batch: usize,
+    /// Heap usage of the calibration run.
+    pub heap: HeapUsage,
+    /// The calibration run's checksum.
+    pub checksum: u64,
+    /// Whether every later run repeated it.
+    pub checksum_stable: bool,
+}
+
+impl Measured {
+    /// Median time per run, in nanoseconds.
+    pub fn median_ns(&self) -> f64 {
+        median(&self.samples_ns)
+    }
+}
+
+/// The median of `values` (0 for none).
+pub fn median(values: &[f64]) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let mid = sorted.len() / 2;
+    if sorted.len() % 2 == 1 {
+        sorted[mid]
+    } else {
+        (sorted[mid - 1] + sorted[mid]) / 2.0
+    }
+}
+
+/// One runner's calibration.
+struct Calibration {
+    runner: Runner,
+    first: Duration,
+    heap: HeapUsage,
+    checksum: u64,
+    batch: usize,
+}
+
+fn calibrate(
+    workload: &dyn DynWorkload,
+    runner: Runner,
+    size: usize,
+    settings: &Settings,
+) -> Option<Calibration> {
+    let mut prepared = workload.prepare_on(runner, size)?;
+    let region = Region::start();
+    let start = Instant::now();
+    prepared.run();
+    let first = start.elapsed();
+    let heap = region.finish();
+    let checksum = prepared.checksum();
+    drop(prepared);
+    let limit = if workload.info().repeatable {
+        settings.max_batch
+    } else {
+        settings.max_states
+    };
+    let wanted = settings.target_sample.as_nanos() / first.as_nanos().max(1);
+    let batch = (wanted as usize).clamp(1, limit.max(1));
+    Some(Calibration {
+        runner,
+        first,
+        heap,
+        checksum,
+        batch,
+    })
+}
+
+/// One sample: time per run, and whether every run repeated `checksum`.
+fn sample(
+    workload: &dyn DynWorkload,
+    calibration: &Calibration,
+    size: usize,
+) -> Option<(f64, bool)> {
+    let batch = calibration.batch;
+    let runner = calibration.runner;
+    if workload.info().repeatable {
+        let mut prepared = workload.prepare_on(runner, size)?;
+        let start = Instant::now();
+        prepared.run();
+        let mut elapsed = start.elapsed();
+        let ok = prepared.checksum() == calibration.checksum;
+        let start = Instant::now();
+        for _ in 1..batch {
+            prepared.run();
+        }
+        elapsed += start.elapsed();
+        drop(prepared);
+        Some((elapsed.as_nanos() as f64 / batch as f64, ok))
+    } else {
+        let mut states: Vec<Box<dyn Prepared>> = (0..batch)
+            .map(|_| workload.prepare_on(runner, size))
+            .collect::<Option<_>>()?;
+        let start = Instant::now();
+        for prepared in &mut states {
+            prepared.run();
+        }
+        let elapsed = start.elapsed();
+        let ok = states
+            .iter_mut()
+            .all(|p| p.checksum() == calibration.checksum);
+        drop(states);
+        Some((elapsed.as_nanos() as f64 / batch as f64, ok))
+    }
+}
+
+/// Measures `workload` at `size` on every runner of `runners` that runs it. `progress` is
+/// told what is about to run (between measurements, never during one).
+pub fn measure_workload(
+    workload: &dyn DynWorkload,
+    runners: &[Runner],
+    size: usize,
+    settings: &Settings,
+    progress: &mut dyn FnMut(&str),
+) -> Vec<Measured> {
+    let name = &workload.info().name;
+    let mut calibrations = Vec::new();
+    for &runner in runners {
+        progress(&format!("{name} · {runner} · calibrating"));
+        calibrations.extend(calibrate(workload, runner, size, settings));
+    }
+    if calibrations.is_empty() {
+        return Vec::new();
+    }
+    let round: Duration = calibrations.iter().map(|c| c.first * c.batch as u32).sum();
+    let samples = if round > settings.slow_round {
+        settings.slow_samples
+    } else {
+        let fit = settings.budget.as_nanos() / round.as_nanos().max(1);
+        (fit as usize).clamp(settings.min_samples, settings.max_samples)
+    };
+
+    let mut times = vec![Vec::with_capacity(samples); calibrations.len()];
+    let mut stable = vec![true; calibrations.len()];
+    for s in 0..samples {
+        for j in 0..calibrations.len() {
+            let index = (j + s) % calibrations.len();
+            let calibration = &calibrations[index];
+            progress(&format!(
+                "{name} · {} · sample {}/{samples}",
+                calibration.runner,
+                s + 1
+            ));
+            if let Some((ns, ok)) = sample(workload, calibration, size) {
+                times[index].push(ns);
+                stable[index] &= ok;
+            }
+        }
+    }
+
+    calibrations
+        .into_iter()
+        .zip(times)
+        .zip(stable)
+        .map(|((c, samples_ns), checksum_stable)| Measured {
+            runner: c.runner,
+            samples_ns,
+            batch: c.batch,
+            heap: c.heap,
+            checksum: c.checksum,
+            checksum_stable,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::median;
+
+    #[test]
+    fn median_of_odd_and_even() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert_eq!(median(&[]), 0.0);
+    }
+}

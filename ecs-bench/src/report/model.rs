@@ -1,0 +1,167 @@
+//! The report's data, as written to `report.json` (and read back by `ecs-bench compare`).
+
+use serde::{Deserialize, Serialize};
+
+use crate::workload::{Family, Pending, Scale};
+use crate::workloads::seed004_memory::MemoryTable;
+
+/// Version of the JSON layout; bump when a field changes meaning.
+pub const SCHEMA: u32 = 1;
+
+/// A whole report.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Report {
+    /// [`SCHEMA`] at the time of writing.
+    pub schema: u32,
+    /// Where and how it was measured.
+    pub meta: Meta,
+    /// One entry per workload run.
+    pub workloads: Vec<WorkloadReport>,
+    /// Slots waiting for later features.
+    pub pending: Vec<Pending>,
+    /// Seed 004's memory table, when selected.
+    pub memory_table: Option<MemoryTable>,
+}
+
+impl Report {
+    /// Whether every workload's runners agreed on the checksum.
+    pub fn checksums_agree(&self) -> bool {
+        self.workloads.iter().all(|w| w.checksums_agree)
+    }
+}
+
+/// The machine a report was measured on.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Machine {
+    /// CPU model name (`/proc/cpuinfo`, as `lscpu` shows it).
+    pub cpu: String,
+    /// Logical cores available to the process.
+    pub logical_cores: usize,
+    /// Operating system and architecture.
+    pub os: String,
+}
+
+impl Machine {
+    /// Describes this machine.
+    pub fn current() -> Machine {
+        let cpu = std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|info| {
+                info.lines()
+                    .find(|l| l.starts_with("model name"))
+                    .and_then(|l| l.split_once(':'))
+                    .map(|(_, v)| v.trim().to_owned())
+            })
+            .unwrap_or_else(|| "unknown CPU".to_owned());
+        Machine {
+            cpu,
+            logical_cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            os: format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
+        }
+    }
+}
+
+impl std::fmt::Display for Machine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}, {} logical cores, {}",
+            self.cpu, self.logical_cores, self.os
+        )
+    }
+}
+
+/// How a report was made.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Meta {
+    /// The ecs-bench version.
+    pub version: String,
+    /// Workload sizes used.
+    pub scale: Scale,
+    /// The machine.
+    pub machine: Machine,
+    /// When, as `YYYY-MM-DD HH:MM UTC`.
+    pub date_utc: String,
+    /// Runners in the report, in column order.
+    pub runners: Vec<String>,
+    /// `--filter` values (empty: everything).
+    pub filters: Vec<String>,
+    /// Whether the counting allocator was installed (otherwise heap columns are 0).
+    pub counting_allocator: bool,
+    /// Whether this was an unoptimised build (times are then meaningless).
+    pub debug_build: bool,
+}
+
+/// The seed's number for a workload.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct AnchorReport {
+    /// The seed's numbers.
+    pub value: String,
+    /// Where they were measured.
+    pub source: String,
+}
+
+/// One workload's results.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct WorkloadReport {
+    /// Workload name.
+    pub name: String,
+    /// Report section.
+    pub family: Family,
+    /// What is timed.
+    pub description: String,
+    /// Size parameter used.
+    pub size: usize,
+    /// What the size counts.
+    pub unit: String,
+    /// The seed's numbers (for the full size).
+    pub anchor: Option<AnchorReport>,
+    /// Caveat.
+    pub note: Option<String>,
+    /// One entry per runner, in runner order.
+    pub results: Vec<RunnerResult>,
+    /// Whether every runner (and every run) produced the same checksum.
+    pub checksums_agree: bool,
+}
+
+impl WorkloadReport {
+    /// `family/name`.
+    pub fn path(&self) -> String {
+        format!("{}/{}", self.family.key(), self.name)
+    }
+
+    /// The fastest runner's median, in nanoseconds.
+    pub fn fastest_ns(&self) -> f64 {
+        self.results
+            .iter()
+            .map(|r| r.median_ns)
+            .fold(f64::INFINITY, f64::min)
+    }
+}
+
+/// One runner's result for one workload.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct RunnerResult {
+    /// Runner name.
+    pub runner: String,
+    /// Median time per run.
+    pub median_ns: f64,
+    /// Fastest sample.
+    pub min_ns: f64,
+    /// Slowest sample.
+    pub max_ns: f64,
+    /// Samples taken.
+    pub samples: usize,
+    /// Runs per sample.
+    pub batch: usize,
+    /// Peak live heap bytes above the starting level during one run.
+    pub peak_bytes: usize,
+    /// Allocations (reallocations included) during one run.
+    pub allocations: u64,
+    /// The run's checksum, hex.
+    pub checksum: String,
+    /// Whether this runner repeated its own checksum on every run.
+    pub checksum_stable: bool,
+    /// `median_ns` over the fastest runner's median.
+    pub ratio_to_fastest: f64,
+}

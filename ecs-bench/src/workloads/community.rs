@@ -1,0 +1,523 @@
+//! The community-standard set: the shapes of ecs_bench_suite (simple_insert, simple_iter,
+//! fragmented_iter, heavy_compute, add_remove, schedule; serialize is a pending slot).
+
+use ecs_core::{Entity, Storage, World};
+use rayon::prelude::*;
+
+use super::matrix::{invert, transform_vector3};
+use super::{info, sizes, InfoExt};
+use crate::components::*;
+use crate::workload::{prepared, DynWorkload, Family, Prepared, Workload, WorkloadInfo};
+
+/// The community workloads.
+pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
+    let f = Family::Community;
+    vec![
+        Box::new(SimpleInsert(
+            info(
+                f,
+                "simple_insert",
+                "new world, spawn entities with (Transform, Position, Rotation, Velocity)",
+                sizes(10_000, 10_000, 200),
+                "entities",
+            )
+            .baseline(),
+        )),
+        Box::new(SimpleIter(
+            info(
+                f,
+                "simple_iter",
+                "one pass of (&Velocity, &mut Position), pos += vel",
+                sizes(10_000, 10_000, 200),
+                "entities",
+            )
+            .repeatable()
+            .baseline(),
+        )),
+        Box::new(FragmentedIter(
+            info(
+                f,
+                "fragmented_iter",
+                "26 letter types × n entities with (letter, Data); one pass of &mut Data, ×2",
+                sizes(20, 20, 4),
+                "entities per letter",
+            )
+            .repeatable()
+            .baseline(),
+        )),
+        Box::new(HeavyCompute(
+            info(
+                f,
+                "heavy_compute",
+                "in parallel (rayon), invert each entity's 4×4 Transform 100 times",
+                sizes(1_000, 1_000, 16),
+                "entities",
+            )
+            .repeatable()
+            .baseline()
+            .note("rayon over the query's collected items until par_for_each lands"),
+        )),
+        Box::new(AddRemove(
+            info(
+                f,
+                "add_remove",
+                "entities with A; add B to every one, then remove B from every one",
+                sizes(10_000, 10_000, 200),
+                "entities",
+            )
+            .repeatable(),
+        )),
+        Box::new(Schedule(
+            info(
+                f,
+                "schedule",
+                "three systems swapping (A,B), (C,D), (C,E) over 4 groups of n entities",
+                sizes(10_000, 10_000, 100),
+                "entities per group",
+            )
+            .repeatable()
+            .baseline()
+            .note("sequential until the scheduler lands"),
+        )),
+    ]
+}
+
+pub(crate) fn insert_bundle(i: usize) -> (Transform, Position, Rotation, Velocity) {
+    let x = i as f32;
+    (
+        Transform::rotation_x(1.2, [x, 0.0, 0.0]),
+        Position([x, 1.0, 0.0]),
+        Rotation([0.0, 0.0, x * 0.5]),
+        Velocity([1.0, 0.5, (i % 7) as f32]),
+    )
+}
+
+pub(crate) fn position_digest(positions: impl Iterator<Item = [f32; 3]>) -> u64 {
+    let mut digest = Digest::default();
+    let mut count = 0;
+    for p in positions {
+        digest.add_f32s(&p);
+        count += 1;
+    }
+    digest.finish(count)
+}
+
+fn world_positions<S: Storage>(world: &mut World<S>) -> u64 {
+    let mut digest = Digest::default();
+    let count = world.query::<&Position>().fold(0, |n, p| {
+        digest.add_f32s(&p.0);
+        n + 1
+    });
+    digest.finish(count)
+}
+
+/// `simple_insert`.
+pub struct SimpleInsert(WorkloadInfo);
+
+impl Workload for SimpleInsert {
+    fn info(&self) -> &WorkloadInfo {
+        &self.0
+    }
+
+    fn prepare<S: Storage>(&self, n: usize) -> Box<dyn Prepared> {
+        prepared(
+            None::<World<S>>,
+            move |slot| {
+                let mut world = World::<S>::new();
+                world.spawn_batch((0..n).map(insert_bundle));
+                *slot = Some(world);
+            },
+            |slot| slot.as_mut().map_or(0, world_positions),
+        )
+    }
+
+    fn prepare_baseline(&self, n: usize) -> Option<Box<dyn Prepared>> {
+        type Columns = (Vec<Transform>, Vec<Position>, Vec<Rotation>, Vec<Velocity>);
+        Some(prepared(
+            None::<Columns>,
+            move |slot| {
+                let mut columns: Columns = (
+                    Vec::with_capacity(n),
+                    Vec::with_capacity(n),
+                    Vec::with_capacity(n),
+                    Vec::with_capacity(n),
+                );
+                for (t, p, r, v) in (0..n).map(insert_bundle) {
+                    columns.0.push(t);
+                    columns.1.push(p);
+                    columns.2.push(r);
+                    columns.3.push(v);
+                }
+                *slot = Some(columns);
+            },
+            |slot| {
+                let positions = slot.as_ref().map(|c| c.1.clone()).unwrap_or_default();
+                position_digest(positions.into_iter().map(|p| p.0))
+            },
+        ))
+    }
+}
+
+/// `simple_iter`.
+pub struct SimpleIter(WorkloadInfo);
+
+impl Workload for SimpleIter {
+    fn info(&self) -> &WorkloadInfo {
+        &self.0
+    }
+
+    fn prepare<S: Storage>(&self, n: usize) -> Box<dyn Prepared> {
+        let mut world = World::<S>::new();
+        world.spawn_batch((0..n).map(insert_bundle));
+        prepared(
+            world,
+            |world| {
+                world
+                    .query::<(&Velocity, &mut Position)>()
+                    .for_each(|(v, p)| {
+                        p.0[0] += v.0[0];
+                        p.0[1] += v.0[1];
+                        p.0[2] += v.0[2];
+                    });
+            },
+            world_positions,
+        )
+    }
+
+    fn prepare_baseline(&self, n: usize) -> Option<Box<dyn Prepared>> {
+        let (velocities, positions): (Vec<Velocity>, Vec<Position>) =
+            (0..n).map(insert_bundle).map(|(_, p, _, v)| (v, p)).unzip();
+        Some(prepared(
+            (velocities, positions),
+            |(velocities, positions)| {
+                for (v, p) in velocities.iter().zip(positions.iter_mut()) {
+                    p.0[0] += v.0[0];
+                    p.0[1] += v.0[1];
+                    p.0[2] += v.0[2];
+                }
+            },
+            |(_, positions)| position_digest(positions.iter().map(|p| p.0)),
+        ))
+    }
+}
+
+/// `fragmented_iter`.
+pub struct FragmentedIter(WorkloadInfo);
+
+macro_rules! spawn_letters {
+    ($world:expr, $n:expr, $($letter:ident),*) => {
+        $( $world.spawn_batch((0..$n).map(|_| ($letter(0.0), Data(1.0)))); )*
+    };
+}
+
+pub(crate) fn data_digest(values: impl Iterator<Item = f32>) -> u64 {
+    let mut digest = Digest::default();
+    let mut count = 0;
+    for v in values {
+        digest.add_f32s(&[v]);
+        count += 1;
+    }
+    digest.finish(count)
+}
+
+impl Workload for FragmentedIter {
+    fn info(&self) -> &WorkloadInfo {
+        &self.0
+    }
+
+    // `St`, not `S`: the letter component `S` is spawned below.
+    fn prepare<St: Storage>(&self, n: usize) -> Box<dyn Prepared> {
+        let mut world = World::<St>::new();
+        spawn_letters!(
+            world, n, A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P, Q, R, S, T, U, V, W, X, Y, Z
+        );
+        prepared(
+            world,
+            |world| world.query::<&mut Data>().for_each(|d| d.0 *= 2.0),
+            |world| {
+                let values: Vec<f32> = world.query::<&Data>().map(|d| d.0).collect();
+                data_digest(values.into_iter())
+            },
+        )
+    }
+
+    fn prepare_baseline(&self, n: usize) -> Option<Box<dyn Prepared>> {
+        Some(prepared(
+            vec![Data(1.0); 26 * n],
+            |data| data.iter_mut().for_each(|d| d.0 *= 2.0),
+            |data| data_digest(data.iter().map(|d| d.0)),
+        ))
+    }
+}
+
+/// `heavy_compute`.
+pub struct HeavyCompute(WorkloadInfo);
+
+/// heavy_compute's per-entity work, shared by every runner.
+#[inline]
+pub(crate) fn heavy_body(position: &mut Position, transform: &mut Transform) {
+    for _ in 0..100 {
+        transform.0 = invert(&transform.0);
+    }
+    position.0 = transform_vector3(&transform.0, position.0);
+}
+
+pub(crate) fn heavy_digest<'a>(items: impl Iterator<Item = (&'a Position, &'a Transform)>) -> u64 {
+    let mut digest = Digest::default();
+    let mut count = 0;
+    for (p, t) in items {
+        digest.add(hash_f32s(&p.0) ^ mix(hash_f32s(&t.0)));
+        count += 1;
+    }
+    digest.finish(count)
+}
+
+impl Workload for HeavyCompute {
+    fn info(&self) -> &WorkloadInfo {
+        &self.0
+    }
+
+    fn prepare<S: Storage>(&self, n: usize) -> Box<dyn Prepared> {
+        let mut world = World::<S>::new();
+        world.spawn_batch((0..n).map(insert_bundle));
+        prepared(
+            world,
+            |world| {
+                let mut items: Vec<(&mut Position, &mut Transform)> =
+                    world.query::<(&mut Position, &mut Transform)>().collect();
+                items.par_iter_mut().for_each(|(p, t)| heavy_body(p, t));
+            },
+            |world| {
+                let items: Vec<(Position, Transform)> = world
+                    .query::<(&Position, &Transform)>()
+                    .map(|(p, t)| (*p, *t))
+                    .collect();
+                heavy_digest(items.iter().map(|(p, t)| (p, t)))
+            },
+        )
+    }
+
+    fn prepare_baseline(&self, n: usize) -> Option<Box<dyn Prepared>> {
+        let items: Vec<(Position, Transform)> = (0..n)
+            .map(insert_bundle)
+            .map(|(t, p, _, _)| (p, t))
+            .collect();
+        Some(prepared(
+            items,
+            |items| items.par_iter_mut().for_each(|(p, t)| heavy_body(p, t)),
+            |items| heavy_digest(items.iter().map(|(p, t)| (p, t))),
+        ))
+    }
+}
+
+/// `add_remove`.
+pub struct AddRemove(WorkloadInfo);
+
+/// add_remove's checksum: the removed values, the number of runs, and the entities left
+/// with `A` and without `B`.
+pub(crate) fn add_remove_checksum(removed: Digest, runs: usize, without_b: usize) -> u64 {
+    mix(removed.finish(runs) ^ without_b as u64)
+}
+
+struct AddRemoveState<S: Storage> {
+    world: World<S>,
+    entities: Vec<Entity>,
+    removed: Digest,
+    runs: usize,
+}
+
+impl Workload for AddRemove {
+    fn info(&self) -> &WorkloadInfo {
+        &self.0
+    }
+
+    fn prepare<S: Storage>(&self, n: usize) -> Box<dyn Prepared> {
+        let mut world = World::<S>::new();
+        let entities = world.spawn_batch((0..n).map(|i| (A(i as f32),)));
+        prepared(
+            AddRemoveState {
+                world,
+                entities,
+                removed: Digest::default(),
+                runs: 0,
+            },
+            |s| {
+                for &e in &s.entities {
+                    s.world.insert(e, B(1.0)).expect("live entity");
+                }
+                for &e in &s.entities {
+                    let b = s.world.remove::<B>(e).expect("B was just added");
+                    s.removed.add(u64::from(b.0.to_bits()));
+                }
+                s.runs += 1;
+            },
+            |s| {
+                let without_b = s.world.query_filtered::<&A, ecs_core::Without<B>>().count();
+                add_remove_checksum(s.removed, s.runs, without_b)
+            },
+        )
+    }
+}
+
+/// `schedule`: the three systems of ecs_bench_suite, run one after the other.
+pub struct Schedule(WorkloadInfo);
+
+pub(crate) fn value(i: usize, k: usize) -> f32 {
+    (i * 4 + k) as f32
+}
+
+fn system_ab<S: Storage>(world: &mut World<S>) {
+    world
+        .query::<(&mut A, &mut B)>()
+        .for_each(|(a, b)| std::mem::swap(&mut a.0, &mut b.0));
+}
+
+fn system_cd<S: Storage>(world: &mut World<S>) {
+    world
+        .query::<(&mut C, &mut D)>()
+        .for_each(|(c, d)| std::mem::swap(&mut c.0, &mut d.0));
+}
+
+fn system_ce<S: Storage>(world: &mut World<S>) {
+    world
+        .query::<(&mut C, &mut E)>()
+        .for_each(|(c, e)| std::mem::swap(&mut c.0, &mut e.0));
+}
+
+/// One entity's letters A..E (absent ones as `None`), hashed.
+pub(crate) fn schedule_item_hash(values: [Option<f32>; 5]) -> u64 {
+    values.iter().fold(0, |h, v| {
+        mix(h ^ v.map_or(u64::MAX, |x| u64::from(x.to_bits())))
+    })
+}
+
+/// The baseline's four groups, struct-of-arrays: (A, B), (A, B, C), (A, B, C, D), (A, B, C, E).
+#[derive(Default)]
+struct Groups {
+    ab: [Vec<f32>; 2],
+    abc: [Vec<f32>; 3],
+    abcd: [Vec<f32>; 4],
+    abce: [Vec<f32>; 4],
+}
+
+fn swap_columns(x: &mut [f32], y: &mut [f32]) {
+    for (a, b) in x.iter_mut().zip(y.iter_mut()) {
+        std::mem::swap(a, b);
+    }
+}
+
+impl Workload for Schedule {
+    fn info(&self) -> &WorkloadInfo {
+        &self.0
+    }
+
+    fn prepare<S: Storage>(&self, n: usize) -> Box<dyn Prepared> {
+        let mut world = World::<S>::new();
+        world.spawn_batch((0..n).map(|i| (A(value(i, 0)), B(value(i, 1)))));
+        world.spawn_batch((0..n).map(|i| (A(value(i, 0)), B(value(i, 1)), C(value(i, 2)))));
+        world.spawn_batch((0..n).map(|i| {
+            (
+                A(value(i, 0)),
+                B(value(i, 1)),
+                C(value(i, 2)),
+                D(value(i, 3)),
+            )
+        }));
+        world.spawn_batch((0..n).map(|i| {
+            (
+                A(value(i, 0)),
+                B(value(i, 1)),
+                C(value(i, 2)),
+                E(value(i, 3)),
+            )
+        }));
+        prepared(
+            world,
+            |world| {
+                system_ab(world);
+                system_cd(world);
+                system_ce(world);
+            },
+            |world| {
+                let mut digest = Digest::default();
+                type Letters<'a> = (&'a A, &'a B, Option<&'a C>, Option<&'a D>, Option<&'a E>);
+                let count = world.query::<Letters>().fold(0, |count, (a, b, c, d, e)| {
+                    digest.add(schedule_item_hash([
+                        Some(a.0),
+                        Some(b.0),
+                        c.map(|c| c.0),
+                        d.map(|d| d.0),
+                        e.map(|e| e.0),
+                    ]));
+                    count + 1
+                });
+                digest.finish(count)
+            },
+        )
+    }
+
+    fn prepare_baseline(&self, n: usize) -> Option<Box<dyn Prepared>> {
+        let column = |k: usize| (0..n).map(|i| value(i, k)).collect::<Vec<f32>>();
+        let groups = Groups {
+            ab: [column(0), column(1)],
+            abc: [column(0), column(1), column(2)],
+            abcd: [column(0), column(1), column(2), column(3)],
+            abce: [column(0), column(1), column(2), column(3)],
+        };
+        Some(prepared(
+            groups,
+            |g| {
+                // ab over every group.
+                let [a, b] = &mut g.ab;
+                swap_columns(a, b);
+                let [a, b, _] = &mut g.abc;
+                swap_columns(a, b);
+                let [a, b, _, _] = &mut g.abcd;
+                swap_columns(a, b);
+                let [a, b, _, _] = &mut g.abce;
+                swap_columns(a, b);
+                // cd, then ce.
+                let [_, _, c, d] = &mut g.abcd;
+                swap_columns(c, d);
+                let [_, _, c, e] = &mut g.abce;
+                swap_columns(c, e);
+            },
+            |g| {
+                let mut digest = Digest::default();
+                let mut count = 0;
+                let mut add = |values: [Option<f32>; 5]| {
+                    digest.add(schedule_item_hash(values));
+                    count += 1;
+                };
+                for i in 0..g.ab[0].len() {
+                    add([Some(g.ab[0][i]), Some(g.ab[1][i]), None, None, None]);
+                    let abc = &g.abc;
+                    add([
+                        Some(abc[0][i]),
+                        Some(abc[1][i]),
+                        Some(abc[2][i]),
+                        None,
+                        None,
+                    ]);
+                    let x = &g.abcd;
+                    add([
+                        Some(x[0][i]),
+                        Some(x[1][i]),
+                        Some(x[2][i]),
+                        Some(x[3][i]),
+                        None,
+                    ]);
+                    let y = &g.abce;
+                    add([
+                        Some(y[0][i]),
+                        Some(y[1][i]),
+                        Some(y[2][i]),
+                        None,
+                        Some(y[3][i]),
+                    ]);
+                }
+                digest.finish(count)
+            },
+        ))
+    }
+}

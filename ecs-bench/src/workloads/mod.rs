@@ -1,0 +1,120 @@
+//! Every workload, one file per family, and the registry that lists them.
+//!
+//! Each workload is one generic body over `S: Storage` (the `prepare` of its [`Workload`]
+//! impl); where WORKLOADS.md calls for it, a hand-written `Vec` baseline sits beside it.
+
+pub mod community;
+pub mod matrix;
+pub mod seed000;
+pub mod seed003;
+pub mod seed004;
+pub mod seed004_memory;
+
+use crate::workload::{Anchor, DynWorkload, Family, Pending, Sizes, WorkloadInfo};
+
+/// Every runnable workload, in report order.
+pub fn registry() -> Vec<Box<dyn DynWorkload>> {
+    let mut all = community::workloads();
+    all.extend(seed000::workloads());
+    all.extend(seed003::workloads());
+    all.extend(seed004::workloads());
+    all
+}
+
+/// Workload slots whose features arrive in later issues, listed in reports as not yet
+/// available.
+pub fn pending() -> Vec<Pending> {
+    let slot = |family, name: &str, description: &str, reason: &str| Pending {
+        name: name.to_owned(),
+        family,
+        description: description.to_owned(),
+        reason: reason.to_owned(),
+    };
+    vec![
+        slot(
+            Family::Community,
+            "serialize",
+            "whole world of 1,000 entities to a snapshot and back, checked equal",
+            "not yet available: world snapshots arrive with the serialization issue",
+        ),
+        slot(
+            Family::Seed000,
+            "relationship",
+            "10 roots × 10 children × 20 grandchildren, write all, delete roots recursively; ×500",
+            "not yet available: relationships arrive with the relationship issue",
+        ),
+        slot(
+            Family::Seed001,
+            "entity_index",
+            "named component instances from 75 templates, 10k … 10.24M entities",
+            "not yet available: named instances and the prototype-chain index arrive later",
+        ),
+        slot(
+            Family::Seed002,
+            "crates",
+            "100,000 static crates, 100 moving; render system over changed Position/Animation",
+            "not yet available: change tracking arrives with the change-detection issue",
+        ),
+    ]
+}
+
+/// Starts a [`WorkloadInfo`] with the common defaults (backends only, not repeatable, no
+/// baseline, anchor or note).
+pub(crate) fn info(
+    family: Family,
+    name: impl Into<String>,
+    description: impl Into<String>,
+    sizes: Sizes,
+    unit: &'static str,
+) -> WorkloadInfo {
+    WorkloadInfo {
+        name: name.into(),
+        family,
+        description: description.into(),
+        sizes,
+        unit,
+        anchor: None,
+        note: None,
+        repeatable: false,
+        on_backends: true,
+        has_baseline: false,
+    }
+}
+
+/// Builder-style setters for [`WorkloadInfo`], used by the family files.
+pub(crate) trait InfoExt {
+    fn repeatable(self) -> Self;
+    fn baseline(self) -> Self;
+    fn baseline_only(self) -> Self;
+    fn anchor(self, value: &'static str, source: &'static str) -> Self;
+    fn note(self, note: &'static str) -> Self;
+}
+
+impl InfoExt for WorkloadInfo {
+    fn repeatable(mut self) -> Self {
+        self.repeatable = true;
+        self
+    }
+    fn baseline(mut self) -> Self {
+        self.has_baseline = true;
+        self
+    }
+    fn baseline_only(mut self) -> Self {
+        self.has_baseline = true;
+        self.on_backends = false;
+        self
+    }
+    fn anchor(mut self, value: &'static str, source: &'static str) -> Self {
+        self.anchor = Some(Anchor { value, source });
+        self
+    }
+    fn note(mut self, note: &'static str) -> Self {
+        self.note = Some(note);
+        self
+    }
+}
+
+/// Sizes that shrink by `quick` and `test` divisors from `full`.
+pub(crate) const fn sizes(full: usize, quick: usize, test: usize) -> Sizes {
+    Sizes { full, quick, test }
+}

@@ -1,0 +1,415 @@
+//! Seed 000 (Varkor, "Refactoring an Old ECS"): Create, Add, AddWriteDelete,
+//! DistributedAddWriteRemoveAddDelete and Random, each reported as time, peak memory and
+//! allocations beside the seed's best revision (new_1, Ryzen 5 2600X). Relationship is a
+//! pending slot until relationships exist.
+//!
+//! The four components are `Position`, `Rotation`, `Velocity` and `Health`; "component k"
+//! below means the k-th of them. Every world is created inside the timed body, as in the
+//! seed's tests; it is dropped untimed, so no workload here is repeatable (a second run on
+//! the same state would time the first run's world being dropped).
+
+use ecs_core::{Entity, Storage, World};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::{info, sizes, InfoExt};
+use crate::components::{hash_f32s, mix, Digest, Health, Position, Rotation, Velocity};
+use crate::workload::{prepared, DynWorkload, Family, Prepared, Workload, WorkloadInfo};
+
+const SOURCE: &str = "seed 000, revision new_1, Ryzen 5 2600X, mean of 50 (Tracy)";
+
+/// Entities per repetition in add_write_delete and distributed.
+pub const ENTITIES_PER_REP: usize = 2_000;
+
+/// The seed 000 workloads.
+pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
+    let f = Family::Seed000;
+    vec![
+        Box::new(Create(
+            info(
+                f,
+                "create",
+                "create entities",
+                sizes(1_000_000, 100_000, 1_000),
+                "entities",
+            )
+            .anchor("13.21 ms, 22.5 MB, 18 allocs", SOURCE),
+        )),
+        Box::new(Add(info(
+            f,
+            "add",
+            "create entities, add the same 4 components to each, one insert per component",
+            sizes(500_000, 50_000, 500),
+            "entities",
+        )
+        .anchor("315.83 ms, 81.5 MB, 161 allocs", SOURCE))),
+        Box::new(AddWriteDelete(
+            info(
+                f,
+                "add_write_delete",
+                "2,000 entities × 4 components, write each, delete all; repeated on one world",
+                sizes(300, 30, 2),
+                "reps of 2,000 entities",
+            )
+            .anchor("651.25 ms, 330.74 KB, 89 allocs", SOURCE),
+        )),
+        Box::new(Distributed(
+            info(
+                f,
+                "distributed",
+                "2,000 entities get one of 4 components; write, remove, add another, delete; \
+                 repeated on one world",
+                sizes(300, 30, 2),
+                "reps of 2,000 entities",
+            )
+            .anchor("654.50 ms, 244.62 KB, 82 allocs", SOURCE),
+        )),
+        Box::new(Random(
+            info(
+                f,
+                "random",
+                "seeded: create attempts (falling probability), 2× random write / ensure / \
+                 remove ops, delete attempts (rising probability); ×10 on one world",
+                sizes(50_000, 5_000, 200),
+                "create attempts per rep",
+            )
+            .anchor("616.26 ms, 4178.84 KB, 133 allocs", SOURCE),
+        )),
+    ]
+}
+
+/// Inserts component `k` (0..4) on `entity`.
+fn insert_nth<S: Storage>(world: &mut World<S>, entity: Entity, k: usize, x: f32) {
+    let result = match k {
+        0 => world.insert(entity, Position([x, 0.0, 0.0])).map(drop),
+        1 => world.insert(entity, Rotation([0.0, x, 0.0])).map(drop),
+        2 => world.insert(entity, Velocity([0.0, 0.0, x])).map(drop),
+        _ => world.insert(entity, Health(x as u32)).map(drop),
+    };
+    result.expect("live entity");
+}
+
+/// Writes component `k` of `entity`; false if it has none.
+fn write_nth<S: Storage>(world: &mut World<S>, entity: Entity, k: usize) -> bool {
+    match k {
+        0 => world.get_mut::<Position>(entity).map(|c| c.0[0] += 1.0),
+        1 => world.get_mut::<Rotation>(entity).map(|c| c.0[1] += 1.0),
+        2 => world.get_mut::<Velocity>(entity).map(|c| c.0[2] += 1.0),
+        _ => world.get_mut::<Health>(entity).map(|c| c.0 += 1),
+    }
+    .is_some()
+}
+
+/// Removes component `k` of `entity`; false if it had none.
+fn remove_nth<S: Storage>(world: &mut World<S>, entity: Entity, k: usize) -> bool {
+    match k {
+        0 => world.remove::<Position>(entity).is_ok(),
+        1 => world.remove::<Rotation>(entity).is_ok(),
+        2 => world.remove::<Velocity>(entity).is_ok(),
+        _ => world.remove::<Health>(entity).is_ok(),
+    }
+}
+
+/// Whether `entity` has component `k`.
+fn has_nth<S: Storage>(world: &World<S>, entity: Entity, k: usize) -> bool {
+    match k {
+        0 => world.has::<Position>(entity),
+        1 => world.has::<Rotation>(entity),
+        2 => world.has::<Velocity>(entity),
+        _ => world.has::<Health>(entity),
+    }
+}
+
+/// Digest of every entity's four components (absent ones count as absent).
+fn world_digest<S: Storage>(world: &mut World<S>) -> u64 {
+    type All<'a> = (
+        Option<&'a Position>,
+        Option<&'a Rotation>,
+        Option<&'a Velocity>,
+        Option<&'a Health>,
+    );
+    let mut digest = Digest::default();
+    let mut count = 0;
+    // `Entity` makes the query match every entity, whatever it holds.
+    world
+        .query::<(Entity, All)>()
+        .for_each(|(_, (p, r, v, h))| {
+            let hashes = [
+                p.map_or(1, |c| hash_f32s(&c.0)),
+                r.map_or(2, |c| hash_f32s(&c.0)),
+                v.map_or(3, |c| hash_f32s(&c.0)),
+                h.map_or(4, |c| mix(u64::from(c.0))),
+            ];
+            digest.add(hashes.iter().fold(0, |h, x| mix(h ^ x)));
+            count += 1;
+        });
+    digest.finish(count)
+}
+
+/// What a timed body leaves for the checksum: the world and a digest of events.
+struct Outcome<S: Storage> {
+    world: Option<World<S>>,
+    events: u64,
+}
+
+impl<S: Storage> Outcome<S> {
+    fn new() -> Self {
+        Outcome {
+            world: None,
+            events: 0,
+        }
+    }
+
+    fn checksum(&mut self) -> u64 {
+        let world = self.world.as_mut().map_or(0, world_digest);
+        mix(world ^ mix(self.events))
+    }
+}
+
+/// `create`.
+pub struct Create(WorkloadInfo);
+
+impl Workload for Create {
+    fn info(&self) -> &WorkloadInfo {
+        &self.0
+    }
+
+    fn prepare<S: Storage>(&self, n: usize) -> Box<dyn Prepared> {
+        prepared(
+            Outcome::<S>::new(),
+            move |out| {
+                let mut world = World::<S>::new();
+                for _ in 0..n {
+                    world.spawn(());
+                }
+                out.events = world.len() as u64;
+                out.world = Some(world);
+            },
+            Outcome::checksum,
+        )
+    }
+}
+
+/// `add`.
+pub struct Add(WorkloadInfo);
+
+impl Workload for Add {
+    fn info(&self) -> &WorkloadInfo {
+        &self.0
+    }
+
+    fn prepare<S: Storage>(&self, n: usize) -> Box<dyn Prepared> {
+        prepared(
+            Outcome::<S>::new(),
+            move |out| {
+                let mut world = World::<S>::new();
+                for i in 0..n {
+                    let e = world.spawn(());
+                    for k in 0..4 {
+                        insert_nth(&mut world, e, k, i as f32);
+                    }
+                }
+                out.world = Some(world);
+            },
+            Outcome::checksum,
+        )
+    }
+}
+
+/// `add_write_delete` (the seed's AddWriteDelete).
+pub struct AddWriteDelete(WorkloadInfo);
+
+impl Workload for AddWriteDelete {
+    fn info(&self) -> &WorkloadInfo {
+        &self.0
+    }
+
+    fn prepare<S: Storage>(&self, reps: usize) -> Box<dyn Prepared> {
+        prepared(
+            Outcome::<S>::new(),
+            move |out| {
+                let mut world = World::<S>::new();
+                let mut entities = Vec::with_capacity(ENTITIES_PER_REP);
+                let mut writes = 0u64;
+                for _ in 0..reps {
+                    for i in 0..ENTITIES_PER_REP {
+                        let e = world.spawn(());
+                        for k in 0..4 {
+                            insert_nth(&mut world, e, k, i as f32);
+                        }
+                        entities.push(e);
+                    }
+                    for &e in &entities {
+                        for k in 0..4 {
+                            writes += u64::from(write_nth(&mut world, e, k));
+                        }
+                    }
+                    for e in entities.drain(..) {
+                        world.despawn(e).expect("live entity");
+                    }
+                }
+                out.events = writes;
+                out.world = Some(world);
+            },
+            Outcome::checksum,
+        )
+    }
+}
+
+/// `distributed` (the seed's DistributedAddWriteRemoveAddDelete).
+pub struct Distributed(WorkloadInfo);
+
+impl Workload for Distributed {
+    fn info(&self) -> &WorkloadInfo {
+        &self.0
+    }
+
+    fn prepare<S: Storage>(&self, reps: usize) -> Box<dyn Prepared> {
+        prepared(
+            Outcome::<S>::new(),
+            move |out| {
+                let mut world = World::<S>::new();
+                let mut entities = Vec::with_capacity(ENTITIES_PER_REP);
+                let mut events = 0u64;
+                for _ in 0..reps {
+                    for i in 0..ENTITIES_PER_REP {
+                        let e = world.spawn(());
+                        insert_nth(&mut world, e, i % 4, i as f32);
+                        entities.push(e);
+                    }
+                    for (i, &e) in entities.iter().enumerate() {
+                        events += u64::from(write_nth(&mut world, e, i % 4));
+                    }
+                    for (i, &e) in entities.iter().enumerate() {
+                        events += u64::from(remove_nth(&mut world, e, i % 4));
+                    }
+                    for (i, &e) in entities.iter().enumerate() {
+                        insert_nth(&mut world, e, (i + 1) % 4, i as f32);
+                    }
+                    for e in entities.drain(..) {
+                        world.despawn(e).expect("live entity");
+                    }
+                }
+                out.events = events;
+                out.world = Some(world);
+            },
+            Outcome::checksum,
+        )
+    }
+}
+
+/// `random`: the seed's Random test, driven by a fixed-seed ChaCha8 generator so every
+/// backend performs the same operations.
+pub struct Random(WorkloadInfo);
+
+/// The random test's generator seed.
+pub const RANDOM_SEED: u64 = 0x5EED_0000;
+const RANDOM_REPS: usize = 10;
+
+/// The state the random test threads through its steps.
+struct RandomRun<'w, S: Storage> {
+    world: &'w mut World<S>,
+    rng: ChaCha8Rng,
+    live: Vec<Entity>,
+    events: u64,
+}
+
+impl<S: Storage> RandomRun<'_, S> {
+    fn pick(&mut self) -> Option<Entity> {
+        if self.live.is_empty() {
+            return None;
+        }
+        let index = self.rng.random_range(0..self.live.len());
+        Some(self.live[index])
+    }
+
+    /// Writes every component of a random entity (what every failed attempt does).
+    fn write_random(&mut self) {
+        if let Some(e) = self.pick() {
+            for k in 0..4 {
+                self.events += u64::from(write_nth(self.world, e, k));
+            }
+        }
+    }
+
+    fn create_attempts(&mut self, attempts: usize) {
+        for i in 0..attempts {
+            let probability = 1.0 - i as f64 / attempts as f64;
+            if self.rng.random::<f64>() < probability {
+                let e = self.world.spawn(());
+                let mask: u8 = self.rng.random();
+                for k in (0..4).filter(|k| mask & (1 << k) != 0) {
+                    insert_nth(self.world, e, k, i as f32);
+                }
+                self.live.push(e);
+            } else {
+                self.write_random();
+            }
+        }
+    }
+
+    fn random_ops(&mut self, ops: usize) {
+        for _ in 0..ops {
+            match self.rng.random_range(0..3) {
+                0 => self.write_random(),
+                1 => {
+                    let k = self.rng.random_range(0..4);
+                    if let Some(e) = self.pick() {
+                        if !has_nth(self.world, e, k) {
+                            insert_nth(self.world, e, k, 0.5);
+                            self.events += 1 << 20;
+                        }
+                    }
+                }
+                _ => {
+                    let k = self.rng.random_range(0..4);
+                    if let Some(e) = self.pick() {
+                        self.events += u64::from(remove_nth(self.world, e, k)) << 40;
+                    }
+                }
+            }
+        }
+    }
+
+    fn delete_attempts(&mut self, attempts: usize) {
+        for i in 0..attempts {
+            let probability = i as f64 / attempts as f64;
+            if !self.live.is_empty() && self.rng.random::<f64>() < probability {
+                let index = self.rng.random_range(0..self.live.len());
+                let e = self.live.swap_remove(index);
+                self.world.despawn(e).expect("live entity");
+            } else {
+                self.write_random();
+            }
+        }
+    }
+}
+
+impl Workload for Random {
+    fn info(&self) -> &WorkloadInfo {
+        &self.0
+    }
+
+    fn prepare<S: Storage>(&self, attempts: usize) -> Box<dyn Prepared> {
+        prepared(
+            Outcome::<S>::new(),
+            move |out| {
+                let mut world = World::<S>::new();
+                let mut run = RandomRun {
+                    world: &mut world,
+                    rng: ChaCha8Rng::seed_from_u64(RANDOM_SEED),
+                    live: Vec::new(),
+                    events: 0,
+                };
+                for _ in 0..RANDOM_REPS {
+                    run.create_attempts(attempts);
+                    run.random_ops(2 * attempts);
+                    run.delete_attempts(attempts);
+                }
+                out.events = run.events ^ mix(run.live.len() as u64);
+                out.world = Some(world);
+            },
+            Outcome::checksum,
+        )
+    }
+}

@@ -1,0 +1,262 @@
+//! Seed 003 (jecs thesis, "Implementation of ECS in Scripting"): random access, insertion
+//! walking the archetype graph, and queries over 1–4 components in a world with many
+//! archetypes. The thesis reports relative results only (Jade vs Matter), so there is no
+//! absolute anchor.
+
+use ecs_core::{Entity, Storage, World};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use super::{info, sizes, InfoExt};
+use crate::components::*;
+use crate::workload::{prepared, DynWorkload, Family, Prepared, Workload, WorkloadInfo};
+
+/// The shuffle seed of random_access.
+pub const SHUFFLE_SEED: u64 = 0x5EED_0003;
+
+/// The seed 003 workloads.
+pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
+    let f = Family::Seed003;
+    let mut all: Vec<Box<dyn DynWorkload>> = vec![
+        Box::new(RandomAccess(
+            info(
+                f,
+                "random_access",
+                "get 3 components by shuffled entity handles; entities spread over 8 archetypes",
+                sizes(100_000, 10_000, 200),
+                "entities",
+            )
+            .repeatable()
+            .baseline(),
+        )),
+        Box::new(Insertion(info(
+            f,
+            "insertion",
+            "add 8 components one at a time to each empty entity (walks the archetype graph)",
+            sizes(10_000, 5_000, 100),
+            "entities",
+        ))),
+    ];
+    for arity in 1..=4 {
+        all.push(Box::new(ManyArchetypeQuery {
+            arity,
+            info: info(
+                f,
+                format!("query_{arity}"),
+                format!(
+                    "one pass of a query over {arity} component(s) in a world of 256 archetypes"
+                ),
+                sizes(100_000, 10_000, 256),
+                "entities",
+            )
+            .repeatable(),
+        }));
+    }
+    all
+}
+
+macro_rules! spawn_by_archetype {
+    ($world:expr, $i:expr, $bundle:expr, [$($k:literal => $letter:ident),*]) => {
+        match $i % 8 {
+            $($k => { let (p, v, r) = $bundle; $world.spawn((p, v, r, $letter(0.0))) })*
+            _ => unreachable!(),
+        }
+    };
+}
+
+fn access_bundle(i: usize) -> (Position, Velocity, Rotation) {
+    let x = i as f32;
+    (
+        Position([x, 0.0, 0.0]),
+        Velocity([0.0, x * 0.5, 0.0]),
+        Rotation([0.0, 0.0, x * 0.25]),
+    )
+}
+
+fn shuffled_order(n: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    order.shuffle(&mut ChaCha8Rng::seed_from_u64(SHUFFLE_SEED));
+    order
+}
+
+/// `random_access`.
+pub struct RandomAccess(WorkloadInfo);
+
+struct AccessState<W> {
+    store: W,
+    handles: Vec<Entity>,
+    sum: f64,
+}
+
+impl Workload for RandomAccess {
+    fn info(&self) -> &WorkloadInfo {
+        &self.0
+    }
+
+    // `St`, not `S`: the letter component `S` is in scope.
+    fn prepare<St: Storage>(&self, n: usize) -> Box<dyn Prepared> {
+        let mut world = World::<St>::new();
+        let entities: Vec<Entity> = (0..n)
+            .map(|i| {
+                spawn_by_archetype!(world, i, access_bundle(i), [
+                    0 => A, 1 => B, 2 => C, 3 => D, 4 => E, 5 => F, 6 => G, 7 => H
+                ])
+            })
+            .collect();
+        let handles = shuffled_order(n).into_iter().map(|i| entities[i]).collect();
+        prepared(
+            AccessState {
+                store: world,
+                handles,
+                sum: 0.0,
+            },
+            |s| {
+                let mut sum = 0.0f64;
+                for &e in &s.handles {
+                    let p = s.store.get::<Position>(e).expect("has Position");
+                    let v = s.store.get::<Velocity>(e).expect("has Velocity");
+                    let r = s.store.get::<Rotation>(e).expect("has Rotation");
+                    sum += f64::from(p.0[0] + v.0[1] + r.0[2]);
+                }
+                s.sum = sum;
+            },
+            |s| mix(s.sum.to_bits() ^ s.handles.len() as u64),
+        )
+    }
+
+    fn prepare_baseline(&self, n: usize) -> Option<Box<dyn Prepared>> {
+        let columns: (Vec<Position>, Vec<Velocity>, Vec<Rotation>) = (
+            (0..n).map(|i| access_bundle(i).0).collect(),
+            (0..n).map(|i| access_bundle(i).1).collect(),
+            (0..n).map(|i| access_bundle(i).2).collect(),
+        );
+        Some(prepared(
+            AccessState {
+                store: columns,
+                handles: Vec::new(),
+                sum: 0.0,
+            },
+            {
+                let order = shuffled_order(n);
+                move |s| {
+                    let mut sum = 0.0f64;
+                    for &i in &order {
+                        let (p, v, r) = (&s.store.0[i], &s.store.1[i], &s.store.2[i]);
+                        sum += f64::from(p.0[0] + v.0[1] + r.0[2]);
+                    }
+                    s.sum = sum;
+                }
+            },
+            move |s| mix(s.sum.to_bits() ^ n as u64),
+        ))
+    }
+}
+
+/// `insertion`.
+pub struct Insertion(WorkloadInfo);
+
+struct InsertionState<St: Storage> {
+    world: World<St>,
+    entities: Vec<Entity>,
+}
+
+impl Workload for Insertion {
+    fn info(&self) -> &WorkloadInfo {
+        &self.0
+    }
+
+    fn prepare<St: Storage>(&self, n: usize) -> Box<dyn Prepared> {
+        let mut world = World::<St>::new();
+        let entities = (0..n).map(|_| world.spawn(())).collect();
+        prepared(
+            InsertionState { world, entities },
+            |s| {
+                for (i, &e) in s.entities.iter().enumerate() {
+                    let x = i as f32;
+                    let w = &mut s.world;
+                    w.insert(e, A(x)).expect("live");
+                    w.insert(e, B(x)).expect("live");
+                    w.insert(e, C(x)).expect("live");
+                    w.insert(e, D(x)).expect("live");
+                    w.insert(e, E(x)).expect("live");
+                    w.insert(e, F(x)).expect("live");
+                    w.insert(e, G(x)).expect("live");
+                    w.insert(e, H(x)).expect("live");
+                }
+            },
+            |s| {
+                let mut digest = Digest::default();
+                type All<'a> = (&'a A, &'a B, &'a C, &'a D, &'a E, &'a F, &'a G, &'a H);
+                let count = s
+                    .world
+                    .query::<All>()
+                    .fold(0, |n, (a, b, c, d, e, f, g, h)| {
+                        digest.add_f32s(&[a.0, b.0, c.0, d.0, e.0, f.0, g.0, h.0]);
+                        n + 1
+                    });
+                digest.finish(count)
+            },
+        )
+    }
+}
+
+/// `query_1` … `query_4`: every entity has A, B, C and D, plus one of the 256 subsets of the
+/// eight letters E..L, so the queried components are spread over 256 archetypes.
+pub struct ManyArchetypeQuery {
+    arity: usize,
+    info: WorkloadInfo,
+}
+
+fn insert_extras<St: Storage>(world: &mut World<St>, e: Entity, mask: usize) {
+    let x = mask as f32;
+    macro_rules! extras {
+        ($($bit:literal => $letter:ident),*) => {$(
+            if mask & (1 << $bit) != 0 {
+                world.insert(e, $letter(x)).expect("live entity");
+            }
+        )*};
+    }
+    extras!(0 => E, 1 => F, 2 => G, 3 => H, 4 => I, 5 => J, 6 => K, 7 => L);
+}
+
+fn query_pass<St: Storage>(world: &mut World<St>, arity: usize) {
+    match arity {
+        1 => world.query::<&mut A>().for_each(|a| a.0 += 1.0),
+        2 => world.query::<(&mut A, &B)>().for_each(|(a, b)| a.0 += b.0),
+        3 => world
+            .query::<(&mut A, &B, &C)>()
+            .for_each(|(a, b, c)| a.0 += b.0 * c.0),
+        _ => world
+            .query::<(&mut A, &B, &C, &D)>()
+            .for_each(|(a, b, c, d)| a.0 += b.0 * c.0 - d.0),
+    }
+}
+
+impl Workload for ManyArchetypeQuery {
+    fn info(&self) -> &WorkloadInfo {
+        &self.info
+    }
+
+    fn prepare<St: Storage>(&self, n: usize) -> Box<dyn Prepared> {
+        let mut world = World::<St>::new();
+        for i in 0..n {
+            let x = (i % 97) as f32 * 0.01;
+            let e = world.spawn((A(x), B(x + 1.0), C(0.5), D(x * 0.5)));
+            insert_extras(&mut world, e, i % 256);
+        }
+        let arity = self.arity;
+        prepared(
+            world,
+            move |world| query_pass(world, arity),
+            |world| {
+                let mut digest = Digest::default();
+                let count = world.query::<&A>().fold(0, |n, a| {
+                    digest.add_f32s(&[a.0]);
+                    n + 1
+                });
+                digest.finish(count)
+            },
+        )
+    }
+}

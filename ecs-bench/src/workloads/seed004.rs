@@ -1,0 +1,224 @@
+//! Seed 004 ("Compacting components"): remove 10k / 100k / 250k elements from one storage in
+//! Linear, Reverse and Random order.
+//!
+//! * `remove_{order}_{count}` runs on every backend (`World::remove` of the only component)
+//!   and, as the baseline, on [`CompactSparseSet::remove_swap`] (the seed's
+//!   `RemoveAndSwapBack`).
+//! * `remove_shift_{order}_{count}` is baseline-only: [`CompactSparseSet::remove_shift`], the
+//!   seed's order-preserving `List` removal, O(n²) in Linear and Random order (about 13 s
+//!   per run at 250k Linear here, 37 s in the seed).
+//!
+//! The memory half of the seed (linear array vs sparse set) is in [`super::seed004_memory`].
+
+use ecs_core::{Entity, Storage, World};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use super::{info, sizes, InfoExt};
+use crate::components::{Data, Digest};
+use crate::storages::CompactSparseSet;
+use crate::workload::{prepared, DynWorkload, Family, Prepared, Workload, WorkloadInfo};
+
+const SOURCE: &str = "seed 004, C# BenchmarkDotNet mean";
+
+/// The shuffle seed of the Random order.
+pub const ORDER_SEED: u64 = 0x5EED_0004;
+
+/// The order elements are removed in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// First inserted first.
+    Linear,
+    /// Last inserted first.
+    Reverse,
+    /// A fixed-seed shuffle.
+    Random,
+}
+
+impl Order {
+    fn key(self) -> &'static str {
+        match self {
+            Order::Linear => "linear",
+            Order::Reverse => "reverse",
+            Order::Random => "random",
+        }
+    }
+
+    /// The removal order of indices `0..n`.
+    pub fn indices(self, n: usize) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..n).collect();
+        match self {
+            Order::Linear => {}
+            Order::Reverse => order.reverse(),
+            Order::Random => order.shuffle(&mut ChaCha8Rng::seed_from_u64(ORDER_SEED)),
+        }
+        order
+    }
+}
+
+/// How a removed element's gap is closed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// Move the last element into the gap.
+    Swap,
+    /// Shift every later element down (keeps order).
+    Shift,
+}
+
+/// The seed's means, µs: (strategy, order, count) → anchor text.
+fn anchor(strategy: Strategy, order: Order, count: usize) -> Option<&'static str> {
+    use Order::*;
+    use Strategy::*;
+    Some(match (strategy, order, count) {
+        (Swap, Reverse, 10_000) => "41.68 µs (RemoveAndSwapBack)",
+        (Swap, Linear, 10_000) => "42.82 µs (RemoveAndSwapBack)",
+        (Swap, Random, 10_000) => "45.59 µs (RemoveAndSwapBack)",
+        (Swap, Reverse, 100_000) => "290.98 µs (RemoveAndSwapBack)",
+        (Swap, Linear, 100_000) => "295.25 µs (RemoveAndSwapBack)",
+        (Swap, Random, 100_000) => "409.35 µs (RemoveAndSwapBack)",
+        (Swap, Reverse, 250_000) => "687.89 µs (RemoveAndSwapBack)",
+        (Swap, Linear, 250_000) => "691.51 µs (RemoveAndSwapBack)",
+        (Swap, Random, 250_000) => "1,064.65 µs (RemoveAndSwapBack)",
+        (Shift, Reverse, 10_000) => "61.86 µs (List)",
+        (Shift, Random, 10_000) => "28,061.13 µs (List)",
+        (Shift, Linear, 10_000) => "57,214.52 µs (List)",
+        (Shift, Reverse, 100_000) => "440.00 µs (List)",
+        (Shift, Random, 100_000) => "2,898,043.15 µs (List)",
+        (Shift, Linear, 100_000) => "5,824,036.29 µs (List)",
+        (Shift, Reverse, 250_000) => "1,059.04 µs (List)",
+        (Shift, Random, 250_000) => "17,908,060.10 µs (List)",
+        (Shift, Linear, 250_000) => "36,972,363.97 µs (List)",
+        _ => return None,
+    })
+}
+
+/// The seed 004 removal workloads.
+pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
+    let mut all: Vec<Box<dyn DynWorkload>> = Vec::new();
+    let orders = [Order::Linear, Order::Reverse, Order::Random];
+    for (strategy, counts) in [
+        (Strategy::Swap, &[10_000, 100_000, 250_000][..]),
+        (Strategy::Shift, &[10_000, 100_000, 250_000][..]),
+    ] {
+        for &count in counts {
+            for order in orders {
+                all.push(Box::new(Removal::new(strategy, order, count)));
+            }
+        }
+    }
+    all
+}
+
+/// One removal workload (see the module docs).
+pub struct Removal {
+    order: Order,
+    strategy: Strategy,
+    info: WorkloadInfo,
+}
+
+impl Removal {
+    fn new(strategy: Strategy, order: Order, count: usize) -> Removal {
+        let kind = match strategy {
+            Strategy::Swap => "",
+            Strategy::Shift => "shift_",
+        };
+        let name = format!("remove_{kind}{}_{}k", order.key(), count / 1000);
+        let description = match strategy {
+            Strategy::Swap => format!(
+                "remove the only component of every entity in {} order \
+                 (baseline: sparse set, swap-remove)",
+                order.key()
+            ),
+            Strategy::Shift => format!(
+                "order-preserving shift removal from a sparse set, {} order",
+                order.key()
+            ),
+        };
+        let mut info = info(
+            Family::Seed004,
+            name,
+            description,
+            match strategy {
+                Strategy::Swap => sizes(count, count / 2, count / 100),
+                Strategy::Shift => sizes(count, count / 10, count / 100),
+            },
+            "elements",
+        )
+        .baseline();
+        if strategy == Strategy::Shift {
+            info = info.baseline_only();
+        }
+        if let Some(value) = anchor(strategy, order, count) {
+            info = info.anchor(value, SOURCE);
+        }
+        Removal {
+            order,
+            strategy,
+            info,
+        }
+    }
+}
+
+/// What the removals leave for the checksum.
+struct RemovalState<St> {
+    store: St,
+    order: Vec<usize>,
+    removed: Digest,
+}
+
+impl Workload for Removal {
+    fn info(&self) -> &WorkloadInfo {
+        &self.info
+    }
+
+    fn prepare<St: Storage>(&self, n: usize) -> Box<dyn Prepared> {
+        let mut world = World::<St>::new();
+        let entities: Vec<Entity> = world.spawn_batch((0..n).map(|i| (Data(i as f32),)));
+        let order = self.order.indices(n);
+        prepared(
+            RemovalState {
+                store: (world, entities),
+                order,
+                removed: Digest::default(),
+            },
+            |s| {
+                let (world, entities) = &mut s.store;
+                for &i in &s.order {
+                    let data = world.remove::<Data>(entities[i]).expect("present");
+                    s.removed.add(u64::from(data.0.to_bits()));
+                }
+            },
+            |s| {
+                let remaining = s.store.0.query::<&Data>().count();
+                s.removed.finish(remaining)
+            },
+        )
+    }
+
+    fn prepare_baseline(&self, n: usize) -> Option<Box<dyn Prepared>> {
+        let mut set = CompactSparseSet::with_capacity(n, n);
+        for i in 0..n {
+            set.insert(i as u32, Data(i as f32));
+        }
+        let order = self.order.indices(n);
+        let strategy = self.strategy;
+        Some(prepared(
+            RemovalState {
+                store: set,
+                order,
+                removed: Digest::default(),
+            },
+            move |s| {
+                for &i in &s.order {
+                    let data = match strategy {
+                        Strategy::Swap => s.store.remove_swap(i as u32),
+                        Strategy::Shift => s.store.remove_shift(i as u32),
+                    };
+                    s.removed.add(u64::from(data.expect("present").0.to_bits()));
+                }
+            },
+            |s| s.removed.finish(s.store.len()),
+        ))
+    }
+}
