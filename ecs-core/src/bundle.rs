@@ -22,6 +22,10 @@ pub trait BundleVisitor {
 /// types [`Bundle::component_ids`] registered: backends write the value of field `i` into the
 /// storage of component `i` without checking its type.
 pub unsafe trait Bundle: Send + Sync + 'static {
+    /// Whether any field's type tracks changes ([`Component::TRACK_CHANGES`]): spawning a
+    /// bundle without one skips change bookkeeping at compile time.
+    const TRACKS_CHANGES: bool = true;
+
     /// Registers the bundle's components and appends their ids, in field order.
     fn component_ids(components: &mut Components, out: &mut Vec<ComponentId>);
     /// Hands every field to the visitor.
@@ -82,6 +86,8 @@ macro_rules! tuple_bundle {
     ($($name:ident $index:tt),*) => {
         // SAFETY: ids are registered and values visited in the same field order and types.
         unsafe impl<$($name: Component),*> Bundle for ($($name,)*) {
+            const TRACKS_CHANGES: bool = false $(|| $name::TRACK_CHANGES)*;
+
             #[allow(unused_variables)]
             fn component_ids(components: &mut Components, out: &mut Vec<ComponentId>) {
                 $(out.push(components.register::<$name>());)*

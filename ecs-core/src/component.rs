@@ -30,9 +30,22 @@ pub enum StorageKind {
 /// Implement it with `impl Component for MyType {}`; override [`Component::STORAGE`] to pick
 /// sparse-set storage in a hybrid world. The choice is a compile-time constant so that a
 /// query's fetch resolves to "column + row" or "sparse lookup" when it is monomorphised.
+///
+/// Override [`Component::TRACK_CHANGES`] to opt in to change tracking (the
+/// [`Changed`](crate::Changed) and [`Added`](crate::Added) filters); see [`crate::change`].
 pub trait Component: Send + Sync + 'static {
     /// The storage this type asks for where the backend offers a choice.
     const STORAGE: StorageKind = StorageKind::Table;
+
+    /// Whether the world records additions and writes of this type for
+    /// [`Changed`](crate::Changed) / [`Added`](crate::Added) filters.
+    ///
+    /// A type that leaves this `false` pays nothing: no tick or flag is stored, `&mut T`
+    /// query items and [`World::get_mut`](crate::World::get_mut) are plain references. A
+    /// tracked type is written through the [`Mut`](crate::Mut) guard instead, which records
+    /// a change on the first actual write; fetching `&mut T` for it is a compile-time error,
+    /// so tracking cannot be bypassed by accident.
+    const TRACK_CHANGES: bool = false;
 }
 
 /// The dense id of a component within one world's registry.
@@ -69,6 +82,7 @@ pub struct ComponentInfo {
     drop: Option<DropFn>,
     type_id: Option<TypeId>,
     storage: StorageKind,
+    tracks_changes: bool,
 }
 
 impl ComponentInfo {
@@ -99,6 +113,12 @@ impl ComponentInfo {
     #[inline]
     pub fn storage(&self) -> StorageKind {
         self.storage
+    }
+    /// Whether additions and writes are recorded for change filters
+    /// ([`Component::TRACK_CHANGES`]; always false for run-time components).
+    #[inline]
+    pub fn tracks_changes(&self) -> bool {
+        self.tracks_changes
     }
 }
 
@@ -174,6 +194,7 @@ impl Components {
             storage: T::STORAGE,
         });
         self.infos[id.index()].type_id = Some(TypeId::of::<T>());
+        self.infos[id.index()].tracks_changes = T::TRACK_CHANGES;
         self.by_type.insert(TypeId::of::<T>(), id);
         id
     }
@@ -194,6 +215,7 @@ impl Components {
             drop: d.drop,
             type_id: None,
             storage: d.storage,
+            tracks_changes: false,
         });
         id
     }

@@ -22,6 +22,29 @@
 //! Generation exhaustion: a slot whose generation reaches [`MAX_GENERATION`] is *retired*
 //! when freed: it moves into the retired region and is never handed out again, so no live
 //! entity can ever compare equal to an old handle. This costs one index per 2^32 reuses.
+//!
+//! # Reserving ids through `&self`
+//! Deferred spawns ([`Commands`](crate::Commands), possibly from several systems on several
+//! threads) need an id before the world can be mutated. Because free slots are pre-linked,
+//! the *n*-th id that `alloc` will hand out is known without changing anything, so a
+//! reservation is one atomic increment of a counter (hecs's reserve/flush, made simpler by
+//! the pre-linking):
+//!
+//! ```text
+//!                alive   free (pre-linked)    retired          fresh (not in the arrays yet)
+//!   dense:  [ 3v1  0v2 | 1v3  4v2  2v1       | 5vMAX ]   len 6
+//!                        ^ alive = 2          ^ free_end = 5
+//!   reserved = 5:
+//!     #0 -> dense[alive + 0] = 1v3      #3 -> index len + 0 = 6, generation 1 = 6v1
+//!     #1 -> dense[alive + 1] = 4v2      #4 -> index len + 1 = 7, generation 1 = 7v1
+//!     #2 -> dense[alive + 2] = 2v1
+//! ```
+//!
+//! **flush** (`&mut self`, done by the world before any operation that allocates or frees)
+//! calls `alloc` `reserved` times: it hands out exactly the same handles, in the same order,
+//! and resets the counter. O(1) per reservation, and nothing is allocated until the flush.
+
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::entity::Entity;
 
@@ -42,12 +65,28 @@ pub const MAX_GENERATION: u32 = 3;
 ///   `alive..free_end` free slots carrying the generation they will be handed out with,
 ///   `free_end..` retired slots that are never handed out again.
 /// * Every generation in `dense` is in `1..=MAX_GENERATION`.
-#[derive(Default, Clone)]
+/// * `reserved` ids have been handed out by [`Entities::reserve_entity`] since the last
+///   flush: they are the next `reserved` results of `alloc`, and `alloc`/`free` are only
+///   called when `reserved` is 0.
+#[derive(Default)]
 pub struct Entities {
     dense: Vec<Entity>,
     sparse: Vec<u32>,
     alive: u32,
     free_end: u32,
+    reserved: AtomicU64,
+}
+
+impl Clone for Entities {
+    fn clone(&self) -> Self {
+        Entities {
+            dense: self.dense.clone(),
+            sparse: self.sparse.clone(),
+            alive: self.alive,
+            free_end: self.free_end,
+            reserved: AtomicU64::new(self.reserved.load(Ordering::Relaxed)),
+        }
+    }
 }
 
 impl Entities {
@@ -58,6 +97,7 @@ impl Entities {
             sparse: Vec::new(),
             alive: 0,
             free_end: 0,
+            reserved: AtomicU64::new(0),
         }
     }
 
@@ -113,6 +153,7 @@ impl Entities {
     /// When all 2^32 indices are in use or retired (the handle space is exhausted).
     #[inline]
     pub fn alloc(&mut self) -> Entity {
+        debug_assert_eq!(*self.reserved.get_mut(), 0, "flush reservations first");
         if self.alive < self.free_end {
             let entity = self.dense[self.alive as usize];
             self.alive += 1;
@@ -140,6 +181,7 @@ impl Entities {
     /// Frees a live entity; returns false (and changes nothing) if it is not live.
     #[inline]
     pub fn free(&mut self, entity: Entity) -> bool {
+        debug_assert_eq!(*self.reserved.get_mut(), 0, "flush reservations first");
         if !self.contains(entity) {
             return false;
         }
@@ -161,6 +203,39 @@ impl Entities {
     fn retire_at_boundary(&mut self) {
         self.free_end -= 1;
         self.swap_positions(self.alive, self.free_end);
+    }
+
+    /// Hands out an id through `&self` (see the module docs); it becomes live at the next
+    /// [`Entities::flush`], which must come before any other `alloc` or `free`.
+    ///
+    /// # Panics
+    /// When the index space is exhausted (as `alloc`).
+    pub fn reserve_entity(&self) -> Entity {
+        let n = self.reserved.fetch_add(1, Ordering::Relaxed);
+        let free = u64::from(self.free_end - self.alive);
+        if n < free {
+            return self.dense[(u64::from(self.alive) + n) as usize];
+        }
+        let index = u32::try_from(self.dense.len() as u64 + (n - free))
+            .ok()
+            .filter(|&i| i != u32::MAX)
+            .expect("entity index space exhausted (2^32 - 1 slots in use or retired)");
+        Entity::new(index, 1).expect("generation 1 is non-zero")
+    }
+
+    /// Whether ids were reserved since the last flush.
+    #[inline]
+    pub fn has_reserved(&mut self) -> bool {
+        *self.reserved.get_mut() != 0
+    }
+
+    /// Makes every reserved id live, in reservation order, calling `on_live` for each.
+    pub fn flush(&mut self, mut on_live: impl FnMut(Entity)) {
+        let reserved = std::mem::take(self.reserved.get_mut());
+        for _ in 0..reserved {
+            let entity = self.alloc();
+            on_live(entity);
+        }
     }
 
     /// Frees every live entity (each handle becomes stale).
@@ -293,6 +368,85 @@ mod tests {
         es.clear();
         assert!(es.is_empty());
         assert!(v.iter().all(|e| !es.contains(*e)));
+        check_invariants(&es);
+    }
+
+    #[test]
+    fn reservations_are_what_alloc_hands_out_next() {
+        let mut es = Entities::new();
+        let v: Vec<_> = (0..6).map(|_| es.alloc()).collect();
+        es.free(v[1]);
+        es.free(v[4]);
+        // Two free (pre-linked) slots, then fresh indices.
+        let reserved: Vec<_> = (0..4).map(|_| es.reserve_entity()).collect();
+        assert!(
+            reserved.iter().all(|e| !es.contains(*e)),
+            "not live before the flush"
+        );
+        let mut flushed = Vec::new();
+        es.flush(|e| flushed.push(e));
+        assert_eq!(flushed, reserved);
+        assert!(reserved.iter().all(|e| es.contains(*e)));
+        assert!(
+            !es.contains(v[1]) && !es.contains(v[4]),
+            "old handles stay stale"
+        );
+        assert_eq!(es.len(), 8);
+        assert!(!es.has_reserved());
+        check_invariants(&es);
+        let mut distinct = reserved.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 4);
+    }
+
+    #[test]
+    fn reservation_skips_retired_slots() {
+        let mut es = Entities::new();
+        let mut cur = es.alloc();
+        for _ in 1..MAX_GENERATION {
+            es.free(cur);
+            cur = es.alloc();
+        }
+        es.free(cur); // slot 0 retires
+        assert_eq!(es.retired(), 1);
+        let r = es.reserve_entity();
+        assert_eq!(r.index(), 1);
+        let mut flushed = Vec::new();
+        es.flush(|e| flushed.push(e));
+        assert_eq!(flushed, vec![r]);
+        check_invariants(&es);
+    }
+
+    #[test]
+    fn concurrent_reservations_are_distinct() {
+        let mut es = Entities::new();
+        let _keep: Vec<_> = (0..4).map(|_| es.alloc()).collect();
+        es.free(_keep[2]);
+        let per_thread = if cfg!(miri) { 8 } else { 500 };
+        let reserved: Vec<Entity> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..4)
+                .map(|_| {
+                    scope.spawn(|| {
+                        (0..per_thread)
+                            .map(|_| es.reserve_entity())
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap())
+                .collect()
+        });
+        let mut sorted = reserved.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), 4 * per_thread);
+        let mut flushed = Vec::new();
+        es.flush(|e| flushed.push(e));
+        flushed.sort();
+        assert_eq!(flushed, sorted);
         check_invariants(&es);
     }
 

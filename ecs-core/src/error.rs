@@ -36,6 +36,14 @@ pub enum EcsError {
         /// The component accessed twice.
         component: String,
     },
+    /// A system's parameters access the same data in conflicting ways (two queries, one
+    /// writing a component the other reads; `Res<R>` beside `ResMut<R>`).
+    SystemConflict {
+        /// The system's name.
+        system: String,
+        /// What conflicts.
+        reason: String,
+    },
 }
 
 impl fmt::Display for EcsError {
@@ -57,6 +65,9 @@ impl fmt::Display for EcsError {
                 f,
                 "query accesses {component} mutably and a second time; split it into two queries or use one &mut"
             ),
+            EcsError::SystemConflict { system, reason } => {
+                write!(f, "system {system} cannot run: {reason}")
+            }
         }
     }
 }

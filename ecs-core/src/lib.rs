@@ -7,6 +7,15 @@
 //! Backends live in sibling crates (`ecs-sparse`, `ecs-archetype`); the `ecs` facade picks one
 //! by Cargo feature. This crate names no backend.
 //!
+//! Beyond plain storage, written once for every backend:
+//! * [`change`]: opt-in change tracking (`const TRACK_CHANGES`), the [`Mut`] guard and the
+//!   [`Added`] / [`Changed`] filters; a run of a change-filtered query costs O(changes).
+//! * [`system`] and [`schedule`]: function systems whose access comes from their parameter
+//!   types ([`Query`], [`Res`], [`ResMut`], [`Commands`]), run in parallel where they do not
+//!   conflict; [`commands`] defer structural changes to the sync point; [`resource`]s are
+//!   typed singletons.
+//! * [`query::par`]: `par_for_each` on rayon, with batch sizing.
+//!
 //! ```
 //! use ecs_core::prelude::*;
 //! # use ecs_core::testing::VecStorage;
@@ -24,31 +33,47 @@
 
 pub mod blob;
 pub mod bundle;
+pub mod change;
+pub mod commands;
 pub mod component;
 pub mod entities;
 pub mod entity;
 pub mod error;
+pub mod parallel;
 pub mod query;
+pub mod resource;
+pub mod schedule;
 pub mod storage;
+pub mod system;
 pub mod testing;
 pub mod unwind;
 pub mod world;
 
 pub use bundle::Bundle;
+pub use change::Mut;
+pub use commands::{CommandQueue, Commands};
 pub use component::{Component, ComponentDescriptor, ComponentId, StorageKind};
 pub use entity::Entity;
 pub use error::EcsError;
-pub use query::{QueryState, With, Without};
+pub use query::{Added, BatchSize, Changed, Or, QueryState, With, Without};
+pub use resource::{Res, ResMut, Resource};
+pub use schedule::{Schedule, SystemId};
 pub use storage::Storage;
+pub use system::{IntoSystem, Query, System};
 pub use world::World;
 
 /// The names most programs need: `use ecs_core::prelude::*;`.
 pub mod prelude {
     pub use crate::bundle::Bundle;
+    pub use crate::change::Mut;
+    pub use crate::commands::{CommandQueue, Commands};
     pub use crate::component::{Component, ComponentDescriptor, ComponentId, StorageKind};
     pub use crate::entity::Entity;
     pub use crate::error::EcsError;
-    pub use crate::query::{QueryState, With, Without};
+    pub use crate::query::{Added, BatchSize, Changed, Or, QueryState, With, Without};
+    pub use crate::resource::{Res, ResMut, Resource};
+    pub use crate::schedule::{Schedule, SystemId};
     pub use crate::storage::Storage;
+    pub use crate::system::{IntoSystem, Query, System};
     pub use crate::world::World;
 }

@@ -55,17 +55,26 @@ pub type World = ecs_core::World<Backend>;
 /// A reusable query state on the selected backend (see [`ecs_core::QueryState`]).
 pub type QueryState<Q, F = ()> = ecs_core::QueryState<Q, F, Backend>;
 
+/// A query as a system parameter on the selected backend (see [`ecs_core::Query`]).
+pub type Query<'w, 's, Q, F = ()> = ecs_core::Query<'w, 's, Q, F, Backend>;
+
+/// A schedule of systems on the selected backend (see [`ecs_core::Schedule`]).
+pub type Schedule = ecs_core::Schedule<Backend>;
+
 pub use ecs_core;
 pub use ecs_core::{
-    Bundle, Component, ComponentDescriptor, ComponentId, EcsError, Entity, StorageKind, With,
-    Without,
+    Added, BatchSize, Bundle, Changed, CommandQueue, Commands, Component, ComponentDescriptor,
+    ComponentId, EcsError, Entity, IntoSystem, Mut, Or, Res, ResMut, Resource, StorageKind, System,
+    SystemId, With, Without,
 };
 
 /// `use ecs::prelude::*;` brings the world, components, queries and filters into scope.
 pub mod prelude {
     pub use crate::{Backend, QueryState, World, BACKEND};
+    pub use crate::{Query, Schedule};
     pub use ecs_core::{
-        Bundle, Component, ComponentDescriptor, ComponentId, EcsError, Entity, StorageKind, With,
-        Without,
+        Added, BatchSize, Bundle, Changed, CommandQueue, Commands, Component, ComponentDescriptor,
+        ComponentId, EcsError, Entity, IntoSystem, Mut, Or, Res, ResMut, Resource, StorageKind,
+        System, SystemId, With, Without,
     };
 }

@@ -1,17 +1,22 @@
 //! What a query reads and writes, and the builder that records it.
 
+use crate::change::ChangeKind;
 use crate::component::{ComponentId, Components};
 use crate::error::EcsError;
 use crate::storage::{QueryDescriptor, SlotRole};
 
-/// The components a query reads and writes.
+/// The components a query reads and writes, and those whose changes it watches.
 ///
-/// Used to reject aliasing queries (`(&mut A, &A)`) and, later, to decide which systems may
-/// run in parallel.
+/// Used to reject aliasing queries (`(&mut A, &A)`) and to decide which systems may run in
+/// parallel. *Watching* (`Changed<T>`, `Added<T>`) reads `T`'s change log, not its values: it
+/// never aliases a write in the same query (`Query<Mut<T>, Changed<T>>` is fine), but between
+/// two systems it counts as a read, so a watcher never runs beside a writer and what it sees
+/// does not depend on thread timing.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Access {
     reads: Vec<ComponentId>,
     writes: Vec<ComponentId>,
+    watches: Vec<ComponentId>,
 }
 
 impl Access {
@@ -25,13 +30,69 @@ impl Access {
         &self.writes
     }
 
-    /// Whether two accesses may not run at the same time (one writes what the other touches).
+    /// Components whose changes are watched by a change filter.
+    pub fn watches(&self) -> &[ComponentId] {
+        &self.watches
+    }
+
+    /// Whether `component` is read or watched (anything but written).
+    fn observes(&self, component: &ComponentId) -> bool {
+        self.reads.contains(component) || self.watches.contains(component)
+    }
+
+    /// Whether two accesses may not run at the same time (one writes what the other reads,
+    /// watches or writes).
     pub fn conflicts_with(&self, other: &Access) -> bool {
         self.writes
             .iter()
-            .any(|c| other.reads.contains(c) || other.writes.contains(c))
-            || other.writes.iter().any(|c| self.reads.contains(c))
+            .any(|c| other.observes(c) || other.writes.contains(c))
+            || other.writes.iter().any(|c| self.observes(c))
     }
+
+    /// The first component two accesses conflict on (see [`Access::conflicts_with`]).
+    pub fn first_conflict(&self, other: &Access) -> Option<ComponentId> {
+        let mine = self
+            .writes
+            .iter()
+            .find(|c| other.observes(c) || other.writes.contains(c));
+        mine.or_else(|| other.writes.iter().find(|c| self.observes(c)))
+            .copied()
+    }
+
+    /// Adds `other`'s components to this access.
+    pub fn extend(&mut self, other: &Access) {
+        for (mine, theirs) in [
+            (&mut self.reads, &other.reads),
+            (&mut self.writes, &other.writes),
+            (&mut self.watches, &other.watches),
+        ] {
+            for c in theirs {
+                if !mine.contains(c) {
+                    mine.push(*c);
+                }
+            }
+        }
+    }
+
+    /// Every component named, in any role.
+    pub fn components(&self) -> impl Iterator<Item = ComponentId> + '_ {
+        self.reads
+            .iter()
+            .chain(&self.writes)
+            .chain(&self.watches)
+            .copied()
+    }
+}
+
+/// What [`QueryBuilder::finish`] produces: everything a query state needs from its types.
+#[derive(Debug)]
+pub struct QueryPlan {
+    /// The storage-facing slots.
+    pub descriptor: QueryDescriptor,
+    /// Components read, written and watched.
+    pub access: Access,
+    /// The change filters, in the order their `change_slot` indices refer to.
+    pub change_slots: Vec<(ComponentId, ChangeKind)>,
 }
 
 /// Collects a query's slots and access while its parts are initialised.
@@ -39,6 +100,9 @@ pub struct QueryBuilder<'c> {
     components: &'c mut Components,
     descriptor: QueryDescriptor,
     access: Access,
+    change_slots: Vec<(ComponentId, ChangeKind)>,
+    /// Depth of `Or` filters being initialised: inside one, slots cannot constrain matching.
+    any_depth: usize,
     conflict: Option<EcsError>,
 }
 
@@ -49,6 +113,8 @@ impl<'c> QueryBuilder<'c> {
             components,
             descriptor: QueryDescriptor::default(),
             access: Access::default(),
+            change_slots: Vec::new(),
+            any_depth: 0,
             conflict: None,
         }
     }
@@ -59,8 +125,47 @@ impl<'c> QueryBuilder<'c> {
     }
 
     /// Adds a storage slot, returning its index.
+    ///
+    /// Inside an `Or` (see [`QueryBuilder::begin_any`]) a `Required` or `Excluded` role is
+    /// recorded as `Optional`: one alternative alone cannot rule rows out, so the filter
+    /// checks presence per row instead.
     pub fn slot(&mut self, component: ComponentId, role: SlotRole) -> usize {
+        let role = if self.in_any() {
+            SlotRole::Optional
+        } else {
+            role
+        };
         self.descriptor.push(component, role)
+    }
+
+    /// Whether slots added now are relaxed to `Optional` (inside an `Or`).
+    pub fn in_any(&self) -> bool {
+        self.any_depth > 0
+    }
+
+    /// Starts the alternatives of an `Or` filter.
+    pub fn begin_any(&mut self) {
+        self.any_depth += 1;
+    }
+
+    /// Ends the alternatives started by [`QueryBuilder::begin_any`].
+    pub fn end_any(&mut self) {
+        self.any_depth -= 1;
+    }
+
+    /// Records that the query watches `component`'s changes.
+    pub fn watch(&mut self, component: ComponentId) {
+        if !self.access.watches.contains(&component) {
+            self.access.watches.push(component);
+        }
+    }
+
+    /// Adds a change filter slot (a reader cursor on `component`'s `kind` log), returning
+    /// its index.
+    pub fn change_slot(&mut self, component: ComponentId, kind: ChangeKind) -> usize {
+        self.watch(component);
+        self.change_slots.push((component, kind));
+        self.change_slots.len() - 1
     }
 
     /// Records a shared read of `component`.
@@ -88,11 +193,18 @@ impl<'c> QueryBuilder<'c> {
         }
     }
 
-    /// The descriptor and access, or the first aliasing conflict found.
-    pub fn finish(self) -> Result<(QueryDescriptor, Access), EcsError> {
+    /// The descriptor, access and change slots, or the first aliasing conflict found.
+    ///
+    /// # Errors
+    /// [`EcsError::QueryConflict`] when a component was written and accessed again.
+    pub fn finish(self) -> Result<QueryPlan, EcsError> {
         match self.conflict {
             Some(err) => Err(err),
-            None => Ok((self.descriptor, self.access)),
+            None => Ok(QueryPlan {
+                descriptor: self.descriptor,
+                access: self.access,
+                change_slots: self.change_slots,
+            }),
         }
     }
 }
@@ -126,11 +238,44 @@ mod tests {
         b.read(a);
         b.read(a);
         b.write(bid);
-        let (_, access) = b.finish().unwrap();
+        let access = b.finish().unwrap().access;
         assert_eq!((access.reads(), access.writes()), (&[a][..], &[bid][..]));
         let mut other = Access::default();
         other.reads.push(bid);
         assert!(access.conflicts_with(&other) && other.conflicts_with(&access));
+        assert_eq!(access.first_conflict(&other), Some(bid));
         assert!(!access.conflicts_with(&Access::default()));
+    }
+
+    #[test]
+    fn watching_conflicts_with_writers_elsewhere_but_not_within() {
+        let mut c = Components::default();
+        let a = c.register::<A>();
+        let mut b = QueryBuilder::new(&mut c);
+        b.write(a);
+        assert_eq!(b.change_slot(a, ChangeKind::Changed), 0);
+        let writer_and_watcher = b.finish().expect("Mut<A> with Changed<A> is fine");
+        let mut watcher = Access::default();
+        watcher.watches.push(a);
+        assert!(writer_and_watcher.access.conflicts_with(&watcher));
+        assert!(!watcher.conflicts_with(&watcher), "two watchers share");
+        assert_eq!(
+            writer_and_watcher.change_slots,
+            vec![(a, ChangeKind::Changed)]
+        );
+    }
+
+    #[test]
+    fn slots_inside_any_are_optional() {
+        let mut c = Components::default();
+        let a = c.register::<A>();
+        let mut b = QueryBuilder::new(&mut c);
+        b.begin_any();
+        b.slot(a, SlotRole::Required);
+        b.end_any();
+        b.slot(a, SlotRole::Excluded);
+        let plan = b.finish().unwrap();
+        let roles: Vec<_> = plan.descriptor.slots().iter().map(|s| s.role).collect();
+        assert_eq!(roles, vec![SlotRole::Optional, SlotRole::Excluded]);
     }
 }

@@ -3,26 +3,49 @@
 use std::marker::PhantomData;
 use std::ptr::NonNull;
 
-use super::QueryBuilder;
-use crate::component::Component;
+use super::{FetchContext, QueryBuilder};
+use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::storage::{ColumnAccess, QueryChunk, SlotRole, SparseLookup, Storage};
 
-/// A query's per-entity item: `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`, `Entity`, and
-/// tuples of up to 12 of these.
+/// A query's per-entity item: `&T`, `&mut T`, [`Mut<T>`](crate::Mut), `Option<&T>`,
+/// `Option<&mut T>`, `Option<Mut<T>>`, `Entity`, and tuples of up to 12 of these.
+///
+/// `&mut T` and `Option<&mut T>` are for types that do not track changes; for a type with
+/// [`Component::TRACK_CHANGES`] they fail to compile (use `Mut<T>`, which records writes):
+///
+/// ```compile_fail,E0080
+/// # use ecs_core::{World, Component, testing::VecStorage};
+/// struct Pos(f32);
+/// impl Component for Pos { const TRACK_CHANGES: bool = true; }
+/// let mut world = World::<VecStorage>::new();
+/// world.query::<&mut Pos>().for_each(|p| p.0 += 1.0); // error: use `Mut<Pos>`
+/// ```
+///
+/// ```
+/// # use ecs_core::{World, Component, Mut, testing::VecStorage};
+/// # struct Pos(f32);
+/// # impl Component for Pos { const TRACK_CHANGES: bool = true; }
+/// # let mut world = World::<VecStorage>::new();
+/// world.query::<Mut<Pos>>().for_each(|mut p| p.0 += 1.0); // records the writes
+/// ```
 ///
 /// # Safety
 /// * `init` must record in the builder every component the fetch reads (`read`) or writes
 ///   (`write`), so that aliasing is rejected before iteration.
 /// * `fetch_row` may only be called for a row of the chunk the fetch was made from, at most
 ///   once per row while its previous items live; it must only touch that row's values.
+/// * `fetch_entity` must only touch `entity`'s values, found through the storage.
+/// * A fetch, and its clones, may be used from other threads than the one that made it (by
+///   `par_for_each`, on disjoint rows): it may hold only pointers into the storage and
+///   shared references to `Sync` data.
 pub unsafe trait QueryData {
     /// The value yielded for one entity, borrowing the world for `'w`.
     type Item<'w>;
     /// Component ids and slot indices, computed once per query.
     type State: Send + Sync + 'static;
-    /// Per-chunk state: resolved column pointers.
-    type Fetch<'w, S: Storage + 'w>;
+    /// Per-chunk state: resolved column pointers (cloned per batch by `par_for_each`).
+    type Fetch<'w, S: Storage + 'w>: Clone;
 
     /// Registers the slots and access of this part of the query.
     fn init(builder: &mut QueryBuilder<'_>) -> Self::State;
@@ -30,10 +53,11 @@ pub unsafe trait QueryData {
     /// Resolves the chunk's columns for this part.
     ///
     /// # Safety
-    /// `chunk` comes from the descriptor built with this `state`.
+    /// `chunk` comes from the descriptor built with this `state`, in `ctx`'s world.
     unsafe fn fetch_chunk<'w, S: Storage + 'w>(
         state: &Self::State,
         chunk: &S::Chunk<'w>,
+        ctx: FetchContext<'w, S>,
     ) -> Self::Fetch<'w, S>;
 
     /// The item for `row` (whose entity is `entity`), or `None` if that entity lacks a required
@@ -44,6 +68,18 @@ pub unsafe trait QueryData {
     unsafe fn fetch_row<'w, S: Storage + 'w>(
         fetch: &mut Self::Fetch<'w, S>,
         row: usize,
+        entity: Entity,
+    ) -> Option<Self::Item<'w>>;
+
+    /// The item for one entity, found by look-up; `None` if it lacks a required component.
+    ///
+    /// # Safety
+    /// `entity` is live in `ctx`'s world; while the item lives, nothing else accesses the
+    /// components this query writes for `entity` (in particular, no other item of this query
+    /// for the same entity exists), and nothing writes the components it reads.
+    unsafe fn fetch_entity<'w, S: Storage + 'w>(
+        state: &Self::State,
+        ctx: FetchContext<'w, S>,
         entity: Entity,
     ) -> Option<Self::Item<'w>>;
 }
@@ -60,6 +96,16 @@ pub unsafe trait ReadOnlyQueryData: QueryData {}
 pub struct ColumnFetch<'w, S: Storage + 'w> {
     dense: *mut u8,
     sparse: Option<&'w S::Lookup>,
+}
+
+impl<S: Storage> Clone for ColumnFetch<'_, S> {
+    #[inline]
+    fn clone(&self) -> Self {
+        ColumnFetch {
+            dense: self.dense,
+            sparse: self.sparse,
+        }
+    }
 }
 
 impl<'w, S: Storage + 'w> ColumnFetch<'w, S> {
@@ -134,31 +180,71 @@ impl<'w, S: Storage + 'w> ColumnFetch<'w, S> {
     }
 }
 
-/// State of a single-component fetch: its slot index.
+/// State of a single-component fetch: its slot index and component id.
 #[doc(hidden)]
-pub struct SlotState<T>(usize, PhantomData<fn() -> T>);
+pub struct SlotState<T> {
+    pub(crate) slot: usize,
+    pub(crate) id: ComponentId,
+    marker: PhantomData<fn() -> T>,
+}
+
+impl<T: Component> SlotState<T> {
+    /// Registers `T`, records its access (`write` or not) and adds a slot with `role`.
+    pub(crate) fn init(builder: &mut QueryBuilder<'_>, write: bool, role: SlotRole) -> Self {
+        let id = builder.components().register::<T>();
+        if write {
+            builder.write(id);
+        } else {
+            builder.read(id);
+        }
+        SlotState {
+            slot: builder.slot(id, role),
+            id,
+            marker: PhantomData,
+        }
+    }
+}
+
+/// Rejects, at compile time, a plain `&mut T` access to a change-tracked type (used by
+/// `&mut T` items and `World::get_mut`). The error appears when the offending query or call
+/// is instantiated, with this message.
+#[inline(always)]
+pub(crate) const fn assert_untracked<T: Component>() {
+    const {
+        assert!(
+            !T::TRACK_CHANGES,
+            "this component tracks changes (TRACK_CHANGES = true): a plain `&mut T` would \
+             write without recording the change; use `Mut<T>` in queries or \
+             `World::get_mut_tracked`"
+        )
+    }
+}
 
 macro_rules! component_fetch {
-    ($ty:ty, $item:ty, $role:expr, $access:ident, $get:ident, |$p:ident| $make:expr) => {
+    (
+        $ty:ty, $item:ty, write: $write:expr, $role:expr, $get:ident,
+        |$p:ident| $make:expr, $missing:expr, check: {$($check:tt)*}
+    ) => {
         // SAFETY: records its one component as read or write; `fetch_row` touches only the
-        // given row's value.
+        // given row's value, `fetch_entity` only the entity's; the fetch holds a storage
+        // pointer and a `Sync` look-up.
         unsafe impl<T: Component> QueryData for $ty {
             type Item<'w> = $item;
             type State = SlotState<T>;
             type Fetch<'w, S: Storage + 'w> = ColumnFetch<'w, S>;
 
             fn init(builder: &mut QueryBuilder<'_>) -> Self::State {
-                let id = builder.components().register::<T>();
-                builder.$access(id);
-                SlotState(builder.slot(id, $role), PhantomData)
+                $($check)*
+                SlotState::init(builder, $write, $role)
             }
 
             #[inline]
             unsafe fn fetch_chunk<'w, S: Storage + 'w>(
                 state: &Self::State,
                 chunk: &S::Chunk<'w>,
+                _: FetchContext<'w, S>,
             ) -> Self::Fetch<'w, S> {
-                ColumnFetch::new(chunk, state.0)
+                ColumnFetch::new(chunk, state.slot)
             }
 
             #[inline(always)]
@@ -178,36 +264,69 @@ macro_rules! component_fetch {
                     $make
                 }
             }
+
+            #[inline]
+            #[allow(clippy::question_mark)] // `$missing` is not always `None`
+            unsafe fn fetch_entity<'w, S: Storage + 'w>(
+                state: &Self::State,
+                ctx: FetchContext<'w, S>,
+                entity: Entity,
+            ) -> Option<Self::Item<'w>> {
+                let ptr = ctx.storage().get_ptr(entity, state.id).map(NonNull::cast::<T>);
+                if ptr.is_none() {
+                    return $missing;
+                }
+                #[allow(unused_unsafe)]
+                // SAFETY: the storage returned the entity's initialised `T`; the caller
+                // guarantees no other access to it conflicts for `'w`.
+                unsafe {
+                    let $p = ptr;
+                    $make
+                }
+            }
         }
     };
 }
 
-component_fetch!(&T, &'w T, SlotRole::Required, read, required, |p| Some(
-    &*p?.as_ptr()
-));
+component_fetch!(
+    &T,
+    &'w T,
+    write: false,
+    SlotRole::Required,
+    required,
+    |p| Some(&*p?.as_ptr()),
+    None,
+    check: {}
+);
 component_fetch!(
     &mut T,
     &'w mut T,
+    write: true,
     SlotRole::Required,
-    write,
     required,
-    |p| Some(&mut *p?.as_ptr())
+    |p| Some(&mut *p?.as_ptr()),
+    None,
+    check: { assert_untracked::<T>(); }
 );
 component_fetch!(
     Option<&T>,
     Option<&'w T>,
+    write: false,
     SlotRole::Optional,
-    read,
     optional,
-    |p| Some(p.map(|p| &*p.as_ptr()))
+    |p| Some(p.map(|p| &*p.as_ptr())),
+    Some(None),
+    check: {}
 );
 component_fetch!(
     Option<&mut T>,
     Option<&'w mut T>,
+    write: true,
     SlotRole::Optional,
-    write,
     optional,
-    |p| Some(p.map(|p| &mut *p.as_ptr()))
+    |p| Some(p.map(|p| &mut *p.as_ptr())),
+    Some(None),
+    check: { assert_untracked::<T>(); }
 );
 
 // SAFETY: `&T` and `Option<&T>` only read.
@@ -224,12 +343,26 @@ unsafe impl QueryData for Entity {
     fn init(_: &mut QueryBuilder<'_>) {}
 
     #[inline]
-    unsafe fn fetch_chunk<'w, S: Storage + 'w>(_: &(), _: &S::Chunk<'w>) -> Self::Fetch<'w, S> {}
+    unsafe fn fetch_chunk<'w, S: Storage + 'w>(
+        _: &(),
+        _: &S::Chunk<'w>,
+        _: FetchContext<'w, S>,
+    ) -> Self::Fetch<'w, S> {
+    }
 
     #[inline(always)]
     unsafe fn fetch_row<'w, S: Storage + 'w>(
         _: &mut (),
         _: usize,
+        entity: Entity,
+    ) -> Option<Entity> {
+        Some(entity)
+    }
+
+    #[inline]
+    unsafe fn fetch_entity<'w, S: Storage + 'w>(
+        _: &(),
+        _: FetchContext<'w, S>,
         entity: Entity,
     ) -> Option<Entity> {
         Some(entity)
@@ -253,9 +386,13 @@ macro_rules! tuple_query {
 
             #[allow(unused_variables, unused_unsafe, clippy::unused_unit)]
             #[inline]
-            unsafe fn fetch_chunk<'w, S: Storage + 'w>(state: &Self::State, chunk: &S::Chunk<'w>) -> Self::Fetch<'w, S> {
+            unsafe fn fetch_chunk<'w, S: Storage + 'w>(
+                state: &Self::State,
+                chunk: &S::Chunk<'w>,
+                ctx: FetchContext<'w, S>,
+            ) -> Self::Fetch<'w, S> {
                 // SAFETY: forwarded contract.
-                unsafe { ($($name::fetch_chunk::<S>(&state.$index, chunk),)*) }
+                unsafe { ($($name::fetch_chunk::<S>(&state.$index, chunk, ctx),)*) }
             }
 
             #[allow(unused_variables, unused_unsafe, clippy::unused_unit)]
@@ -263,6 +400,17 @@ macro_rules! tuple_query {
             unsafe fn fetch_row<'w, S: Storage + 'w>(fetch: &mut Self::Fetch<'w, S>, row: usize, entity: Entity) -> Option<Self::Item<'w>> {
                 // SAFETY: forwarded contract.
                 unsafe { Some(($($name::fetch_row::<S>(&mut fetch.$index, row, entity)?,)*)) }
+            }
+
+            #[allow(unused_variables, unused_unsafe, clippy::unused_unit)]
+            #[inline]
+            unsafe fn fetch_entity<'w, S: Storage + 'w>(
+                state: &Self::State,
+                ctx: FetchContext<'w, S>,
+                entity: Entity,
+            ) -> Option<Self::Item<'w>> {
+                // SAFETY: forwarded contract; the parts touch distinct components (access).
+                unsafe { Some(($($name::fetch_entity::<S>(&state.$index, ctx, entity)?,)*)) }
             }
         }
         // SAFETY: every part is read-only.

@@ -1,19 +1,79 @@
 //! Queries: typed views over every entity that has a set of components.
 //!
-//! A query type `Q` ([`QueryData`]: `&T`, `&mut T`, `Option<&T>`, `Entity` and tuples of them)
-//! and a filter `F` ([`QueryFilter`]: `With<T>`, `Without<T>` and tuples) are turned once into
-//! a [`QueryState`]: a [`QueryDescriptor`](crate::storage::QueryDescriptor) for the storage,
-//! the components read and written ([`Access`], checked for aliasing before any reference
-//! exists) and the backend's cache of matched tables. Iteration walks the storage's chunks;
-//! per chunk each fetch resolves its column once, per row it is a pointer offset (dense) or a
-//! sparse look-up, decided at compile time where the backend allows.
+//! A query type `Q` ([`QueryData`]: `&T`, `&mut T`, [`Mut<T>`](crate::Mut), `Option<..>`,
+//! `Entity` and tuples of them) and a filter `F` ([`QueryFilter`]: `With<T>`, `Without<T>`,
+//! [`Added<T>`], [`Changed<T>`], [`Or`] and tuples) are turned once into a [`QueryState`]: a
+//! [`QueryDescriptor`](crate::storage::QueryDescriptor) for the storage, the components read,
+//! written and watched ([`Access`], checked for aliasing before any reference exists), the
+//! backend's cache of matched tables, and the cursors of its change filters.
+//!
+//! A run either scans the storage's chunks — per chunk each fetch resolves its column once,
+//! per row it is a pointer offset (dense) or a sparse look-up, decided at compile time where
+//! the backend allows — or, when a change filter can drive it, visits only the entities in
+//! the change logs since the query's previous run, by look-up ([`crate::change`]).
+//! [`QueryIter::par_for_each`] runs either kind on rayon.
 
 mod access;
+mod change_filter;
 mod fetch;
 mod filter;
+mod iter;
+mod mut_fetch;
+pub mod par;
 mod state;
 
-pub use access::{Access, QueryBuilder};
+pub use access::{Access, QueryBuilder, QueryPlan};
+pub use change_filter::{Added, Changed, Or};
+pub(crate) use fetch::assert_untracked;
 pub use fetch::{ColumnFetch, QueryData, ReadOnlyQueryData};
 pub use filter::{QueryFilter, With, Without};
-pub use state::{QueryIter, QueryState};
+pub use iter::QueryIter;
+pub use par::BatchSize;
+pub use state::QueryState;
+
+use crate::change::{ChangeRun, ChangeStore};
+use crate::storage::Storage;
+use crate::world::WorldView;
+
+/// What a fetch may look at while a query runs: the storage, the change logs and the
+/// query's change run (three references, copied into every chunk iterator).
+pub struct FetchContext<'w, S: Storage> {
+    storage: &'w S,
+    changes: &'w ChangeStore,
+    run: &'w ChangeRun,
+}
+
+impl<S: Storage> Clone for FetchContext<'_, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<S: Storage> Copy for FetchContext<'_, S> {}
+
+impl<'w, S: Storage> FetchContext<'w, S> {
+    pub(crate) fn new(world: WorldView<'w, S>, run: &'w ChangeRun) -> Self {
+        FetchContext {
+            storage: world.storage(),
+            changes: world.changes(),
+            run,
+        }
+    }
+
+    /// The storage backend.
+    #[inline]
+    pub fn storage(&self) -> &'w S {
+        self.storage
+    }
+
+    /// The world's change logs.
+    #[inline]
+    pub fn changes(&self) -> &'w ChangeStore {
+        self.changes
+    }
+
+    /// What the query's change filters see in this run.
+    #[inline]
+    pub fn run(&self) -> &'w ChangeRun {
+        self.run
+    }
+}

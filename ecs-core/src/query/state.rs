@@ -1,15 +1,22 @@
-//! [`QueryState`] (a query resolved against one world) and [`QueryIter`].
+//! [`QueryState`]: a query resolved against one world, kept across runs.
 
-use super::{Access, QueryBuilder, QueryData, QueryFilter, ReadOnlyQueryData};
+use super::ReadOnlyQueryData;
+use super::{Access, FetchContext, QueryBuilder, QueryData, QueryFilter, QueryIter};
+use crate::change::ChangeRun;
 use crate::entity::Entity;
 use crate::error::EcsError;
-use crate::storage::{QueryChunk, QueryDescriptor, Storage};
+use crate::storage::{QueryDescriptor, Storage};
 use crate::world::{World, WorldId, WorldView};
 
-/// A query resolved against one world: its descriptor, access and the backend's cache.
+/// A query resolved against one world: its descriptor, access, the backend's cache and the
+/// cursors of its change filters.
 ///
 /// Keep one across frames (as a system does) so the backend only examines what changed in
-/// the world's layout since the last run. [`World::query`] keeps one per query type for you.
+/// the world's layout since the last run, and so `Changed<T>` / `Added<T>` report what
+/// changed since *this* state last ran. [`World::query`] keeps one per query type for you.
+///
+/// Each call to `iter`, `iter_mut` or `iter_unchecked` is one *run*: it moves the change
+/// cursors (see [`crate::change`]).
 pub struct QueryState<Q: QueryData, F: QueryFilter, S: Storage> {
     world: WorldId,
     descriptor: QueryDescriptor,
@@ -17,10 +24,12 @@ pub struct QueryState<Q: QueryData, F: QueryFilter, S: Storage> {
     data: Q::State,
     filter: F::State,
     cache: S::QueryCache,
+    changes: ChangeRun,
 }
 
 impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
-    /// Resolves `Q` and `F` against `world`, registering their components.
+    /// Resolves `Q` and `F` against `world`, registering their components (and creating the
+    /// change logs of the tracked ones).
     ///
     /// # Errors
     /// [`EcsError::QueryConflict`] when the query would alias a component (`(&mut A, &A)`).
@@ -28,18 +37,20 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
         let mut builder = QueryBuilder::new(world.components_mut());
         let data = Q::init(&mut builder);
         let filter = F::init(&mut builder);
-        let (descriptor, access) = builder.finish()?;
+        let plan = builder.finish()?;
+        world.ensure_change_logs(plan.access.components());
         Ok(QueryState {
             world: world.id(),
-            descriptor,
-            access,
+            descriptor: plan.descriptor,
+            access: plan.access,
             data,
             filter,
             cache: S::QueryCache::default(),
+            changes: ChangeRun::new(&plan.change_slots),
         })
     }
 
-    /// The components the query reads and writes.
+    /// The components the query reads, writes and watches.
     pub fn access(&self) -> &Access {
         &self.access
     }
@@ -49,7 +60,13 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
         &self.descriptor
     }
 
-    /// Iterates with exclusive access to the world.
+    /// True when the latest run visited only the entities in its change logs (O(changes))
+    /// rather than scanning (see [`crate::change`]).
+    pub fn is_log_driven(&self) -> bool {
+        self.changes.is_driven()
+    }
+
+    /// Iterates with exclusive access to the world (one run).
     ///
     /// # Panics
     /// If `world` is not the world this state was created for.
@@ -58,7 +75,7 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
         unsafe { self.iter_unchecked(world) }
     }
 
-    /// Iterates a read-only query through a shared world.
+    /// Iterates a read-only query through a shared world (one run).
     ///
     /// # Panics
     /// If `world` is not the world this state was created for.
@@ -70,11 +87,14 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
         unsafe { self.iter_unchecked(world) }
     }
 
-    /// Iterates without checking that the world's borrows allow the query's writes.
+    /// Iterates without checking that the world's borrows allow the query's writes (one run).
     ///
     /// # Safety
     /// For `'w`, nothing else may access the components this query writes, and nothing may
-    /// write the components it reads.
+    /// write the components it reads or watches.
+    ///
+    /// # Panics
+    /// If `world` is not the world this state was created for.
     pub unsafe fn iter_unchecked<'w>(&'w mut self, world: &'w World<S>) -> QueryIter<'w, Q, F, S> {
         // SAFETY: forwarded contract.
         unsafe { self.iter_view(world.view()) }
@@ -86,121 +106,114 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
         &'w mut self,
         world: WorldView<'w, S>,
     ) -> QueryIter<'w, Q, F, S> {
-        assert_eq!(
-            self.world, world.id,
-            "QueryState used with a world other than the one it was created for"
-        );
+        self.begin_run(world);
+        // SAFETY: forwarded contract; the run was just prepared, and `&'w mut self` keeps any
+        // other iteration of this state from existing.
+        unsafe { self.iter_prepared(world) }
+    }
+
+    /// Starts a run: brings the backend's cache up to date and moves the change cursors.
+    ///
+    /// # Panics
+    /// If `world` is not the world this state was created for.
+    pub(crate) fn begin_run(&mut self, world: WorldView<'_, S>) {
+        self.check_world(world.id());
         world
-            .storage
+            .storage()
             .update_query_cache(&mut self.cache, &self.descriptor);
-        let this: &'w Self = self;
-        QueryIter {
-            data: &this.data,
-            filter: &this.filter,
-            chunks: world.storage.query_chunks(
-                &this.cache,
-                &this.descriptor,
-                world.entities.alive(),
-            ),
-            current: None,
-        }
-    }
-}
-
-/// The chunk being iterated: its entities, resolved fetches and the next row.
-struct Current<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> {
-    entities: &'w [Entity],
-    data: Q::Fetch<'w, S>,
-    filter: F::Fetch<'w, S>,
-    row: usize,
-}
-
-/// Iterator over a query's items. `for_each`/`fold` run a tight loop per chunk.
-pub struct QueryIter<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> {
-    data: &'w Q::State,
-    filter: &'w F::State,
-    chunks: S::Chunks<'w>,
-    current: Option<Current<'w, Q, F, S>>,
-}
-
-impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> QueryIter<'w, Q, F, S> {
-    fn open(&self, chunk: S::Chunk<'w>) -> Current<'w, Q, F, S> {
-        Current {
-            entities: chunk.entities(),
-            // SAFETY: the chunk comes from the descriptor built with these states.
-            data: unsafe { Q::fetch_chunk::<S>(self.data, &chunk) },
-            // SAFETY: as above.
-            filter: unsafe { F::fetch_chunk::<S>(self.filter, &chunk) },
-            row: 0,
-        }
-    }
-}
-
-impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> Current<'w, Q, F, S> {
-    /// The item of the next matching row, if any is left in the chunk.
-    #[inline(always)]
-    fn next_item(&mut self) -> Option<Q::Item<'w>> {
-        while self.row < self.entities.len() {
-            let row = self.row;
-            self.row += 1;
-            // SAFETY: `row < entities.len()`, and the cursor only moves forward, so each row
-            // is fetched once.
-            if let Some(item) = unsafe { self.fetch(row) } {
-                return Some(item);
-            }
-        }
-        None
+        self.changes.begin::<F, S>(&self.filter, world);
     }
 
-    /// Folds every remaining matching row of the chunk: the tight loop `for_each` runs.
-    #[inline(always)]
-    fn fold_rows<B>(mut self, mut acc: B, g: &mut impl FnMut(B, Q::Item<'w>) -> B) -> B {
-        for row in self.row..self.entities.len() {
-            // SAFETY: `row` is in the chunk and visited once.
-            if let Some(item) = unsafe { self.fetch(row) } {
-                acc = g(acc, item);
-            }
-        }
-        acc
-    }
-
+    /// Iterates the run prepared by the last [`QueryState::begin_run`].
+    ///
     /// # Safety
-    /// `row < entities.len()`, fetched at most once.
-    #[inline(always)]
-    unsafe fn fetch(&mut self, row: usize) -> Option<Q::Item<'w>> {
-        // SAFETY: `row` is in bounds (caller).
-        let entity = unsafe { *self.entities.get_unchecked(row) };
-        if !F::filter_row::<S>(&self.filter, entity) {
+    /// As for [`QueryState::iter_unchecked`]; `world` has not been mutated since the run began,
+    /// and no other iterator of this state that yields writable items is alive.
+    pub(crate) unsafe fn iter_prepared<'w>(
+        &'w self,
+        world: WorldView<'w, S>,
+    ) -> QueryIter<'w, Q, F, S> {
+        let ctx = FetchContext::new(world, &self.changes);
+        match self.changes.candidates() {
+            Some(candidates) => QueryIter::entities(candidates, &self.data, ctx),
+            None => QueryIter::chunks(
+                &self.data,
+                &self.filter,
+                world.storage().query_chunks(
+                    &self.cache,
+                    &self.descriptor,
+                    world.entities().alive(),
+                ),
+                ctx,
+            ),
+        }
+    }
+
+    /// The item of one entity if it matches the query (change filters answer for the
+    /// window of the latest run, counting changes made since it began; everything passes
+    /// before the first run).
+    ///
+    /// # Panics
+    /// If `world` is not the world this state was created for.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// struct Hp(u32);
+    /// impl Component for Hp {}
+    /// let mut world = World::<VecStorage>::new();
+    /// let e = world.spawn((Hp(3),));
+    /// let empty = world.spawn(());
+    /// let state = world.query_state::<&Hp, ()>().unwrap();
+    /// assert_eq!(state.get(&world, e).map(|hp| hp.0), Some(3));
+    /// assert!(state.get(&world, empty).is_none());
+    /// ```
+    pub fn get<'w>(&'w self, world: &'w World<S>, entity: Entity) -> Option<Q::Item<'w>>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        // SAFETY: the query only reads, and `&World` only hands out shared borrows.
+        unsafe { self.get_unchecked(world, entity) }
+    }
+
+    /// Like [`QueryState::get`] for a query that may write.
+    ///
+    /// # Panics
+    /// If `world` is not the world this state was created for.
+    pub fn get_mut<'w>(&'w self, world: &'w mut World<S>, entity: Entity) -> Option<Q::Item<'w>> {
+        // SAFETY: `&mut World` excludes every other access for `'w`.
+        unsafe { self.get_unchecked(world, entity) }
+    }
+
+    /// Like [`QueryState::get`] without checking the world's borrows.
+    ///
+    /// # Safety
+    /// For `'w`, nothing else may access the components this query writes for `entity`
+    /// (including another item of this query for it), and nothing may write what it reads.
+    ///
+    /// # Panics
+    /// If `world` is not the world this state was created for.
+    pub unsafe fn get_unchecked<'w>(
+        &'w self,
+        world: &'w World<S>,
+        entity: Entity,
+    ) -> Option<Q::Item<'w>> {
+        let view = world.view();
+        self.check_world(view.id());
+        if !view.entities().contains(entity) {
             return None;
         }
-        // SAFETY: `row` is in the chunk and fetched once (caller).
-        unsafe { Q::fetch_row::<S>(&mut self.data, row, entity) }
-    }
-}
-
-impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> Iterator for QueryIter<'w, Q, F, S> {
-    type Item = Q::Item<'w>;
-
-    #[inline]
-    fn next(&mut self) -> Option<Q::Item<'w>> {
-        loop {
-            if let Some(item) = self.current.as_mut().and_then(Current::next_item) {
-                return Some(item);
-            }
-            let chunk = self.chunks.next()?;
-            self.current = Some(self.open(chunk));
+        let probe = self.changes.probe(view.changes());
+        if !F::matches_entity(&self.filter, view.storage(), &probe, entity) {
+            return None;
         }
+        // SAFETY: the entity is live; the caller guarantees exclusive access as required.
+        unsafe { Q::fetch_entity(&self.data, FetchContext::new(view, &self.changes), entity) }
     }
 
-    #[inline]
-    fn fold<B, G: FnMut(B, Self::Item) -> B>(mut self, init: B, mut g: G) -> B {
-        let mut acc = init;
-        if let Some(current) = self.current.take() {
-            acc = current.fold_rows(acc, &mut g);
-        }
-        while let Some(chunk) = self.chunks.next() {
-            acc = self.open(chunk).fold_rows(acc, &mut g);
-        }
-        acc
+    fn check_world(&self, id: WorldId) {
+        assert_eq!(
+            self.world, id,
+            "QueryState used with a world other than the one it was created for"
+        );
     }
 }

@@ -1,19 +1,25 @@
 //! [`World`]: the user-facing API, identical on every storage backend.
+//!
+//! The by-id API (raw pointers and bytes) is in [`by_id`]; resources in
+//! [`crate::resource`]; deferred commands in [`crate::commands`].
 
-use std::alloc::Layout;
+mod by_id;
+
 use std::any::{Any, TypeId};
 use std::fmt;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::bundle::{Bundle, BundleInfo};
+use crate::change::{ChangeKind, ChangeStore, Mut};
 use crate::component::{
     Component, ComponentDescriptor, ComponentId, ComponentInfo, Components, TypeIdMap,
 };
 use crate::entities::Entities;
 use crate::entity::Entity;
 use crate::error::EcsError;
-use crate::query::{QueryData, QueryFilter, QueryIter, QueryState};
+use crate::query::{assert_untracked, QueryData, QueryFilter, QueryIter, QueryState};
+use crate::resource::Resources;
 use crate::storage::Storage;
 
 /// A unique id per world, so a [`QueryState`] is never used with a world it was not built for.
@@ -23,8 +29,12 @@ pub struct WorldId(u64);
 /// Entities and their components, kept in storage backend `S`.
 ///
 /// # Invariants
-/// * An entity is in `storage` if and only if it is live in `entities`.
+/// * An entity is in `storage` if and only if it is live in `entities`. Entities reserved
+///   through `&self` ([`World::reserve_entity`]) are not live until the next `&mut`
+///   operation flushes them, which also stores them (with no components).
 /// * Every `BundleInfo` and query state was built against `components`.
+/// * `changes` holds logs for every tracked component that was ever stored or named by a
+///   query state, created before anything can reach them through `&self`.
 pub struct World<S: Storage> {
     id: WorldId,
     entities: Entities,
@@ -32,6 +42,8 @@ pub struct World<S: Storage> {
     bundles: TypeIdMap<BundleInfo>,
     storage: S,
     queries: TypeIdMap<Box<dyn Any + Send + Sync>>,
+    changes: ChangeStore,
+    pub(crate) resources: Resources,
 }
 
 impl<S: Storage> Default for World<S> {
@@ -57,6 +69,8 @@ impl<S: Storage> World<S> {
             bundles: TypeIdMap::default(),
             storage: S::default(),
             queries: TypeIdMap::default(),
+            changes: ChangeStore::default(),
+            resources: Resources::default(),
         }
     }
 
@@ -77,6 +91,33 @@ impl<S: Storage> World<S> {
 
     pub(crate) fn components_mut(&mut self) -> &mut Components {
         &mut self.components
+    }
+
+    /// The change logs of tracked components (read-only; see [`crate::change`]).
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, Changed, change::ChangeKind, testing::VecStorage};
+    /// struct Hp(u32);
+    /// impl Component for Hp { const TRACK_CHANGES: bool = true; }
+    /// let mut world = World::<VecStorage>::new();
+    /// let e = world.spawn((Hp(1),));
+    /// let mut hurt = world.query_state::<&Hp, Changed<Hp>>().unwrap();
+    /// hurt.iter(&world).for_each(drop);
+    /// world.get_mut_tracked::<Hp>(e).unwrap().0 = 0;
+    /// let log = world.changes().log(world.component_id::<Hp>().unwrap(), ChangeKind::Changed);
+    /// assert_eq!(log.unwrap().retained(), 1);
+    /// ```
+    pub fn changes(&self) -> &ChangeStore {
+        &self.changes
+    }
+
+    /// Creates the change logs of the tracked components among `ids`.
+    pub(crate) fn ensure_change_logs(&mut self, ids: impl Iterator<Item = ComponentId>) {
+        for id in ids {
+            if self.components.info(id).tracks_changes() {
+                self.changes.ensure(id);
+            }
+        }
     }
 
     /// The storage backend (read-only: changes go through the world so the entity set and the
@@ -136,10 +177,28 @@ impl<S: Storage> World<S> {
     /// assert!(world.has::<Vel>(e));
     /// ```
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
+        self.flush();
         let info = Self::bundle_info::<B>(&mut self.bundles, &mut self.components);
         let entity = self.entities.alloc();
         self.storage.spawn(entity, bundle, info, &self.components);
+        if B::TRACKS_CHANGES {
+            Self::record_added(&mut self.changes, &self.components, info, entity);
+        }
         entity
+    }
+
+    /// Logs the tracked components of a just-stored bundle as added.
+    fn record_added(
+        changes: &mut ChangeStore,
+        components: &Components,
+        info: &BundleInfo,
+        entity: Entity,
+    ) {
+        for &id in info.components() {
+            if components.info(id).tracks_changes() {
+                changes.on_added(id, entity);
+            }
+        }
     }
 
     /// Spawns one entity per bundle, resolving the bundle type and reserving room once.
@@ -154,6 +213,7 @@ impl<S: Storage> World<S> {
     /// assert_eq!(world.get::<Id>(entities[7]).map(|id| id.0), Some(7));
     /// ```
     pub fn spawn_batch<B: Bundle, I: IntoIterator<Item = B>>(&mut self, bundles: I) -> Vec<Entity> {
+        self.flush();
         let iter = bundles.into_iter();
         let info = Self::bundle_info::<B>(&mut self.bundles, &mut self.components);
         let additional = iter.size_hint().0;
@@ -163,6 +223,9 @@ impl<S: Storage> World<S> {
         for bundle in iter {
             let entity = self.entities.alloc();
             self.storage.spawn(entity, bundle, info, &self.components);
+            if B::TRACKS_CHANGES {
+                Self::record_added(&mut self.changes, &self.components, info, entity);
+            }
             spawned.push(entity);
         }
         spawned
@@ -196,6 +259,7 @@ impl<S: Storage> World<S> {
     /// assert_eq!(world.despawn(e), Err(EcsError::NoSuchEntity(e)));
     /// ```
     pub fn despawn(&mut self, entity: Entity) -> Result<(), EcsError> {
+        self.flush();
         // Free the handle first: if a component's Drop panics, the entity is already gone
         // everywhere and the storage finishes removing it while unwinding.
         if !self.entities.free(entity) {
@@ -215,6 +279,7 @@ impl<S: Storage> World<S> {
     /// assert!(world.is_empty() && !world.contains(e));
     /// ```
     pub fn clear(&mut self) {
+        self.flush();
         self.entities.clear();
         self.storage.clear();
     }
@@ -239,9 +304,17 @@ impl<S: Storage> World<S> {
         entity: Entity,
         value: T,
     ) -> Result<Option<T>, EcsError> {
+        self.flush();
         self.check(entity)?;
         let id = self.components.register::<T>();
-        Ok(self.storage.insert(entity, id, value, &self.components))
+        let old = self.storage.insert(entity, id, value, &self.components);
+        if T::TRACK_CHANGES {
+            match old {
+                None => self.changes.on_added(id, entity),
+                Some(_) => self.changes.on_changed(id, entity),
+            }
+        }
+        Ok(old)
     }
 
     /// Removes `entity`'s `T` and returns it.
@@ -261,6 +334,7 @@ impl<S: Storage> World<S> {
     /// assert!(world.remove::<Tag>(e).is_err());
     /// ```
     pub fn remove<T: Component>(&mut self, entity: Entity) -> Result<T, EcsError> {
+        self.flush();
         self.check(entity)?;
         let missing = || EcsError::MissingComponent {
             entity,
@@ -298,6 +372,19 @@ impl<S: Storage> World<S> {
 
     /// A mutable reference to `entity`'s `T`; `None` if the entity is stale or has no `T`.
     ///
+    /// Only for types that do not track changes: for a type with
+    /// [`Component::TRACK_CHANGES`] this is a compile-time error (a plain reference would
+    /// write without recording it); use [`World::get_mut_tracked`]:
+    ///
+    /// ```compile_fail,E0080
+    /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// struct Hp(u32);
+    /// impl Component for Hp { const TRACK_CHANGES: bool = true; }
+    /// let mut world = World::<VecStorage>::new();
+    /// let e = world.spawn((Hp(3),));
+    /// world.get_mut::<Hp>(e).unwrap().0 -= 1; // error: use `get_mut_tracked`
+    /// ```
+    ///
     /// ```
     /// # use ecs_core::{World, Component, testing::VecStorage};
     /// struct Hp(u32);
@@ -308,9 +395,37 @@ impl<S: Storage> World<S> {
     /// assert_eq!(world.get::<Hp>(e).unwrap().0, 2);
     /// ```
     pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Option<&mut T> {
+        assert_untracked::<T>();
         let mut ptr = self.get_ptr::<T>(entity)?;
         // SAFETY: as in `get`, and `&mut self` makes the reference unique.
         Some(unsafe { ptr.as_mut() })
+    }
+
+    /// A mutable access to `entity`'s `T` that records a change when written (see [`Mut`]);
+    /// `None` if the entity is stale or has no `T`. Works for any `T` (for an untracked type
+    /// the guard is a plain reference).
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, Changed, testing::VecStorage};
+    /// struct Hp(u32);
+    /// impl Component for Hp { const TRACK_CHANGES: bool = true; }
+    /// let mut world = World::<VecStorage>::new();
+    /// let e = world.spawn((Hp(3),));
+    /// let mut hurt = world.query_state::<&Hp, Changed<Hp>>().unwrap();
+    /// hurt.iter(&world).for_each(drop); // first run: sees the spawn
+    /// world.get_mut_tracked::<Hp>(e).unwrap().0 -= 1;
+    /// assert_eq!(hurt.iter(&world).map(|hp| hp.0).collect::<Vec<_>>(), vec![2]);
+    /// ```
+    pub fn get_mut_tracked<T: Component>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
+        let mut ptr = self.get_ptr::<T>(entity)?;
+        let log = if T::TRACK_CHANGES {
+            let id = self.components.id::<T>()?;
+            Some(self.changes.ensure(id).get(ChangeKind::Changed) as &_)
+        } else {
+            None
+        };
+        // SAFETY: as in `get_mut`; the log is a different field than the storage.
+        Some(Mut::new(unsafe { ptr.as_mut() }, log, entity))
     }
 
     #[inline]
@@ -417,6 +532,7 @@ impl<S: Storage> World<S> {
             id: self.id,
             entities: &self.entities,
             storage: &self.storage,
+            changes: &self.changes,
         };
         // SAFETY: `&mut self` is held for the iterator's lifetime, so nothing else accesses
         // the storage; `state` is a separate field from the storage and entities.
@@ -501,199 +617,7 @@ impl<S: Storage> World<S> {
         self.components.get(id)
     }
 
-    /// Sets `entity`'s component `id` from a raw value, taking ownership; an old value is
-    /// dropped.
-    ///
-    /// # Safety
-    /// `value` points to an initialised value of the component's registered layout that is
-    /// valid for it (for a Rust type, a valid value of that type), and the caller does not use
-    /// or drop it afterwards — even when an error is returned.
-    ///
-    /// # Errors
-    /// [`EcsError::NoSuchEntity`], [`EcsError::UnknownComponent`]; on error the value is
-    /// neither dropped nor moved.
-    ///
-    /// ```
-    /// # use ecs_core::{World, Component, testing::VecStorage};
-    /// # use std::ptr::NonNull;
-    /// struct Hp(u32);
-    /// impl Component for Hp {}
-    /// let mut world = World::<VecStorage>::new();
-    /// let id = world.register_component::<Hp>();
-    /// let e = world.spawn(());
-    /// let mut value = std::mem::ManuallyDrop::new(Hp(5));
-    /// // SAFETY: `value` is a valid `Hp`, handed over and never used again.
-    /// unsafe { world.insert_by_id(e, id, NonNull::from(&mut *value).cast()).unwrap() };
-    /// assert_eq!(world.get::<Hp>(e).unwrap().0, 5);
-    /// ```
-    pub unsafe fn insert_by_id(
-        &mut self,
-        entity: Entity,
-        id: ComponentId,
-        value: NonNull<u8>,
-    ) -> Result<(), EcsError> {
-        self.check(entity)?;
-        let info = self
-            .components
-            .get(id)
-            .ok_or(EcsError::UnknownComponent(id))?;
-        match self.storage.get_ptr(entity, id) {
-            Some(slot) => {
-                // Move the old value aside before dropping it, so a panicking Drop cannot leave
-                // a dropped value in the storage.
-                let old = TempValue::new(info.layout());
-                // SAFETY: `slot` holds the old initialised value; `old` is a disjoint buffer
-                // of the same layout; `value` is a valid new value (caller).
-                unsafe {
-                    std::ptr::copy_nonoverlapping(
-                        slot.as_ptr(),
-                        old.ptr.as_ptr(),
-                        info.layout().size(),
-                    );
-                    std::ptr::copy_nonoverlapping(
-                        value.as_ptr(),
-                        slot.as_ptr(),
-                        info.layout().size(),
-                    );
-                    old.drop_value(info.drop_fn());
-                }
-            }
-            // SAFETY: the entity is live (so in the storage) and lacks `id`; the value is owned.
-            None => unsafe { self.storage.insert_new(entity, id, value, &self.components) },
-        }
-        Ok(())
-    }
-
-    /// A pointer to `entity`'s component `id`; `None` if stale or absent.
-    ///
-    /// Reading through it is `unsafe`: the caller must know the component's layout, and the
-    /// pointer is valid until the world is next mutated.
-    ///
-    /// ```
-    /// # use ecs_core::{World, Component, testing::VecStorage};
-    /// struct Hp(u32);
-    /// impl Component for Hp {}
-    /// let mut world = World::<VecStorage>::new();
-    /// let e = world.spawn((Hp(9),));
-    /// let id = world.component_id::<Hp>().unwrap();
-    /// let ptr = world.get_by_id(e, id).unwrap();
-    /// // SAFETY: component `id` is `Hp`, and the world is not mutated while reading.
-    /// assert_eq!(unsafe { ptr.cast::<Hp>().as_ref() }.0, 9);
-    /// ```
-    pub fn get_by_id(&self, entity: Entity, id: ComponentId) -> Option<NonNull<u8>> {
-        if !self.entities.contains(entity) || self.components.get(id).is_none() {
-            return None;
-        }
-        self.storage.get_ptr(entity, id)
-    }
-
-    /// Removes and drops `entity`'s component `id`.
-    ///
-    /// # Errors
-    /// [`EcsError::NoSuchEntity`], [`EcsError::UnknownComponent`],
-    /// [`EcsError::MissingComponent`].
-    ///
-    /// ```
-    /// # use ecs_core::{World, Component, testing::VecStorage};
-    /// struct Hp(u32);
-    /// impl Component for Hp {}
-    /// let mut world = World::<VecStorage>::new();
-    /// let e = world.spawn((Hp(9),));
-    /// let id = world.component_id::<Hp>().unwrap();
-    /// world.remove_by_id(e, id).unwrap();
-    /// assert!(!world.has::<Hp>(e));
-    /// ```
-    pub fn remove_by_id(&mut self, entity: Entity, id: ComponentId) -> Result<(), EcsError> {
-        self.check(entity)?;
-        let info = self
-            .components
-            .get(id)
-            .ok_or(EcsError::UnknownComponent(id))?;
-        let out = TempValue::new(info.layout());
-        // SAFETY: `out` is a disjoint buffer for one value of `id`.
-        if !unsafe { self.storage.remove_into(entity, id, out.ptr) } {
-            return Err(EcsError::MissingComponent {
-                entity,
-                component: info.name().to_owned(),
-            });
-        }
-        // SAFETY: `remove_into` moved an initialised value of `id` into `out`.
-        unsafe { out.drop_value(info.drop_fn()) };
-        Ok(())
-    }
-
-    /// Sets a plain-data run-time component from bytes.
-    ///
-    /// # Errors
-    /// [`EcsError::NotPlainData`] for Rust types and components with a drop function (bytes
-    /// could break their invariants), [`EcsError::SizeMismatch`], and the errors of
-    /// [`World::insert_by_id`].
-    ///
-    /// ```
-    /// # use ecs_core::{World, ComponentDescriptor, StorageKind, testing::VecStorage};
-    /// # use std::alloc::Layout;
-    /// let mut world = World::<VecStorage>::new();
-    /// let raw = world.register_dynamic(ComponentDescriptor {
-    ///     name: "Raw".into(), layout: Layout::new::<[u8; 4]>(), drop: None, storage: StorageKind::Table,
-    /// });
-    /// let e = world.spawn(());
-    /// world.insert_bytes(e, raw, &[1, 2, 3, 4]).unwrap();
-    /// assert_eq!(world.get_bytes(e, raw), Some(&[1u8, 2, 3, 4][..]));
-    /// ```
-    pub fn insert_bytes(
-        &mut self,
-        entity: Entity,
-        id: ComponentId,
-        bytes: &[u8],
-    ) -> Result<(), EcsError> {
-        let info = self.plain_info(id)?;
-        if bytes.len() != info.layout().size() {
-            return Err(EcsError::SizeMismatch {
-                component: info.name().to_owned(),
-                expected: info.layout().size(),
-                actual: bytes.len(),
-            });
-        }
-        let temp = TempValue::new(info.layout());
-        // SAFETY: `temp` holds `bytes.len()` writable bytes, disjoint from `bytes`.
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), temp.ptr.as_ptr(), bytes.len()) };
-        // SAFETY: plain data (no type, no drop) is valid for any initialised bytes; the value
-        // needs no drop, so whether it is moved or not nothing leaks.
-        unsafe { self.insert_by_id(entity, id, temp.ptr) }
-    }
-
-    /// The bytes of a plain-data run-time component; `None` if stale, absent or not plain data.
-    ///
-    /// ```
-    /// # use ecs_core::{World, Component, testing::VecStorage};
-    /// struct Typed(u8);
-    /// impl Component for Typed {}
-    /// let mut world = World::<VecStorage>::new();
-    /// let e = world.spawn((Typed(1),));
-    /// let id = world.component_id::<Typed>().unwrap();
-    /// assert_eq!(world.get_bytes(e, id), None, "typed components are not exposed as bytes");
-    /// ```
-    pub fn get_bytes(&self, entity: Entity, id: ComponentId) -> Option<&[u8]> {
-        let size = self.plain_info(id).ok()?.layout().size();
-        let ptr = self.get_by_id(entity, id)?;
-        // SAFETY: plain-data components are only written from whole byte slices (or by
-        // `insert_by_id`, whose contract requires an initialised value), so all `size` bytes
-        // are initialised; `&self` keeps them unchanged while borrowed.
-        Some(unsafe { std::slice::from_raw_parts(ptr.as_ptr(), size) })
-    }
-
-    fn plain_info(&self, id: ComponentId) -> Result<&ComponentInfo, EcsError> {
-        let info = self
-            .components
-            .get(id)
-            .ok_or(EcsError::UnknownComponent(id))?;
-        if info.type_id().is_some() || info.drop_fn().is_some() {
-            return Err(EcsError::NotPlainData(info.name().to_owned()));
-        }
-        Ok(info)
-    }
-
-    /// Heap bytes held by the entity allocator and the storage.
+    /// Heap bytes held by the entity allocator, the storage and the change logs.
     ///
     /// ```
     /// # use ecs_core::{World, testing::VecStorage};
@@ -702,7 +626,7 @@ impl<S: Storage> World<S> {
     /// assert!(world.memory_usage() > 0);
     /// ```
     pub fn memory_usage(&self) -> usize {
-        self.entities.memory_usage() + self.storage.memory_usage()
+        self.entities.memory_usage() + self.storage.memory_usage() + self.changes.memory_usage()
     }
 
     fn check(&self, entity: Entity) -> Result<(), EcsError> {
@@ -724,60 +648,103 @@ impl<S: Storage> fmt::Debug for World<S> {
     }
 }
 
-/// The parts of a world a query iterator borrows.
-pub(crate) struct WorldView<'w, S: Storage> {
-    pub(crate) id: WorldId,
-    pub(crate) entities: &'w Entities,
-    pub(crate) storage: &'w S,
+/// The parts of a world a running query borrows (shared), so that a query can run while
+/// the world's query cache is borrowed mutably.
+pub struct WorldView<'w, S: Storage> {
+    id: WorldId,
+    entities: &'w Entities,
+    storage: &'w S,
+    changes: &'w ChangeStore,
+}
+
+impl<S: Storage> Clone for WorldView<'_, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<S: Storage> Copy for WorldView<'_, S> {}
+
+impl<'w, S: Storage> WorldView<'w, S> {
+    /// The world's id.
+    #[inline]
+    pub fn id(&self) -> WorldId {
+        self.id
+    }
+    /// The entity allocator.
+    #[inline]
+    pub fn entities(&self) -> &'w Entities {
+        self.entities
+    }
+    /// The storage backend.
+    #[inline]
+    pub fn storage(&self) -> &'w S {
+        self.storage
+    }
+    /// The change logs.
+    #[inline]
+    pub fn changes(&self) -> &'w ChangeStore {
+        self.changes
+    }
 }
 
 impl<S: Storage> World<S> {
-    pub(crate) fn view(&self) -> WorldView<'_, S> {
+    /// The parts of the world a query run borrows.
+    ///
+    /// ```
+    /// # use ecs_core::{World, testing::VecStorage};
+    /// let mut world = World::<VecStorage>::new();
+    /// world.spawn(());
+    /// assert_eq!(world.view().entities().len(), 1);
+    /// assert_eq!(world.view().id(), world.id());
+    /// ```
+    pub fn view(&self) -> WorldView<'_, S> {
         WorldView {
             id: self.id,
             entities: &self.entities,
             storage: &self.storage,
+            changes: &self.changes,
         }
     }
-}
 
-/// A heap buffer for one value of a run-time layout, freed on drop (values are moved through
-/// it by the by-id API).
-struct TempValue {
-    ptr: NonNull<u8>,
-    layout: Layout,
-}
-
-impl TempValue {
-    fn new(layout: Layout) -> TempValue {
-        let ptr = if layout.size() == 0 {
-            crate::blob::dangling(layout.align())
-        } else {
-            // SAFETY: the layout has non-zero size.
-            NonNull::new(unsafe { std::alloc::alloc(layout) })
-                .unwrap_or_else(|| std::alloc::handle_alloc_error(layout))
-        };
-        TempValue { ptr, layout }
-    }
-
-    /// Drops the value held; the buffer is freed afterwards even if the drop panics.
+    /// Hands out an entity id through a shared reference, for deferred spawning
+    /// ([`Commands`](crate::Commands)). The entity becomes live, with no components, at the
+    /// next `&mut` operation (or [`World::flush`]); until then [`World::contains`] is false.
     ///
-    /// # Safety
-    /// The buffer holds an initialised value that `drop` is the drop function of.
-    unsafe fn drop_value(self, drop: Option<crate::component::DropFn>) {
-        if let Some(drop) = drop {
-            // SAFETY: the buffer holds an initialised value of this drop function (caller);
-            // `self` is dropped afterwards (also on unwind), freeing the buffer.
-            unsafe { drop(self.ptr.as_ptr()) };
+    /// ```
+    /// # use ecs_core::{World, testing::VecStorage};
+    /// let mut world = World::<VecStorage>::new();
+    /// let e = world.reserve_entity();
+    /// assert!(!world.contains(e));
+    /// world.flush();
+    /// assert!(world.contains(e));
+    /// ```
+    pub fn reserve_entity(&self) -> Entity {
+        self.entities.reserve_entity()
+    }
+
+    /// Makes every reserved entity live (and stored, with no components). Every `&mut`
+    /// operation that creates, frees or changes entities does this first.
+    ///
+    /// ```
+    /// # use ecs_core::{World, testing::VecStorage};
+    /// let mut world = World::<VecStorage>::new();
+    /// let reserved = world.reserve_entity();
+    /// let spawned = world.spawn(()); // flushes first: `reserved` keeps its id
+    /// assert!(world.contains(reserved) && world.contains(spawned));
+    /// assert_ne!(reserved, spawned);
+    /// ```
+    #[inline]
+    pub fn flush(&mut self) {
+        if self.entities.has_reserved() {
+            self.flush_reserved();
         }
     }
-}
 
-impl Drop for TempValue {
-    fn drop(&mut self) {
-        if self.layout.size() != 0 {
-            // SAFETY: allocated in `new` with this non-zero-size layout.
-            unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) };
-        }
+    #[cold]
+    fn flush_reserved(&mut self) {
+        let info = Self::bundle_info::<()>(&mut self.bundles, &mut self.components);
+        let (storage, components) = (&mut self.storage, &self.components);
+        self.entities
+            .flush(|entity| storage.spawn(entity, (), info, components));
     }
 }

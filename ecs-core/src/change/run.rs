@@ -1,0 +1,273 @@
+//! [`ChangeRun`]: a query's change-filter cursors and what they see in the current run.
+//!
+//! A query whose filter names `Changed<T>` / `Added<T>` gets one *change slot* per such
+//! filter, each with its own reader cursor in the component's log. When a run begins
+//! ([`ChangeRun::begin`]) every cursor moves to the end of its log and the run picks one of
+//! three ways to iterate:
+//!
+//! * **scan**: first run (no cursor yet): every matching entity passes, as for a query
+//!   without change filters;
+//! * **driven**: the filter names a set of change slots every match must come from (the
+//!   filter itself, one conjunct of a tuple, or an `Or` of them): the run reads those logs'
+//!   windows, keeps each entity once, checks the whole filter per entity, and the query
+//!   fetches the survivors by look-up. O(changes);
+//! * **checked scan**: otherwise (e.g. `Or<(Changed<A>, With<B>)>`, which matches entities
+//!   that never changed): a normal chunk scan where each change filter tests membership in
+//!   its window's (sorted) entity set. O(entities), the price of such a filter.
+
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+
+use parking_lot::MutexGuard;
+
+use super::{ChangeKind, ChangeStore, LogInner};
+use crate::component::ComponentId;
+use crate::entity::Entity;
+use crate::query::QueryFilter;
+use crate::storage::Storage;
+use crate::world::WorldView;
+
+/// Answers "did `entity` change for change slot `slot` in this run" while a filter is
+/// evaluated for one entity.
+pub trait ChangeProbe {
+    /// Whether the slot's filter holds for `entity` as far as changes go (always true on a
+    /// query's first run).
+    fn changed(&self, slot: usize, entity: Entity) -> bool;
+}
+
+/// One `Changed<T>` / `Added<T>` of a query.
+struct ChangeSlot {
+    component: ComponentId,
+    kind: ChangeKind,
+    /// Index into [`ChangeRun::locks`].
+    lock: usize,
+    /// The reader cursor; `None` until the first run.
+    cursor: Option<Arc<AtomicU64>>,
+    /// This run's window `old..new`; `None` on the first run (everything passes).
+    window: Option<(u64, u64)>,
+    /// Checked-scan mode: the entities changed in the window, sorted.
+    set: Vec<Entity>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Scan,
+    Driven,
+    CheckedScan,
+}
+
+/// The change-filter state of one query: cursors, this run's windows and candidates.
+///
+/// # Invariants
+/// * `locks` is sorted and without duplicates; every slot's `lock` indexes it and names the
+///   slot's own `(component, kind)`.
+/// * In `Driven` mode `candidates` holds distinct entities, each live and matching the
+///   filter when the run began.
+pub struct ChangeRun {
+    slots: Vec<ChangeSlot>,
+    locks: Vec<(ComponentId, ChangeKind)>,
+    mode: Mode,
+    candidates: Vec<Entity>,
+    driving: Vec<usize>,
+}
+
+impl ChangeRun {
+    /// The change state for a filter with these slots (in slot order).
+    pub(crate) fn new(keys: &[(ComponentId, ChangeKind)]) -> ChangeRun {
+        let mut locks = keys.to_vec();
+        locks.sort_unstable();
+        locks.dedup();
+        let slots = keys
+            .iter()
+            .map(|&(component, kind)| ChangeSlot {
+                component,
+                kind,
+                lock: locks
+                    .binary_search(&(component, kind))
+                    .expect("key is in locks"),
+                cursor: None,
+                window: None,
+                set: Vec::new(),
+            })
+            .collect();
+        ChangeRun {
+            slots,
+            locks,
+            mode: Mode::Scan,
+            candidates: Vec::new(),
+            driving: Vec::new(),
+        }
+    }
+
+    /// The `(component, kind)` logs this query reads.
+    pub fn logs(&self) -> &[(ComponentId, ChangeKind)] {
+        &self.locks
+    }
+
+    /// True when the current run iterates the changed entities only (O(changes)), false when
+    /// it scans (no change filter, first run, or a filter that cannot be driven by a log).
+    pub fn is_driven(&self) -> bool {
+        self.mode == Mode::Driven
+    }
+
+    /// The entities to visit in a driven run.
+    #[inline]
+    pub(crate) fn candidates(&self) -> Option<&[Entity]> {
+        (self.mode == Mode::Driven).then_some(&self.candidates[..])
+    }
+
+    /// For a scan: the entities that pass change slot `slot` (sorted), or `None` when all do.
+    #[inline]
+    pub fn scan_set(&self, slot: usize) -> Option<&[Entity]> {
+        match self.mode {
+            Mode::CheckedScan => Some(&self.slots[slot].set),
+            _ => None,
+        }
+    }
+
+    /// Starts a run: moves every cursor to its log's end and prepares the iteration.
+    ///
+    /// # Panics
+    /// If a log is missing (the query state was not built against this world's registry).
+    pub(crate) fn begin<F: QueryFilter, S: Storage>(
+        &mut self,
+        filter: &F::State,
+        world: WorldView<'_, S>,
+    ) {
+        if self.slots.is_empty() {
+            return;
+        }
+        // All logs at once, in the global order (see the module docs on locking).
+        let mut guards: Vec<MutexGuard<'_, LogInner>> = self
+            .locks
+            .iter()
+            .map(|&(id, kind)| {
+                world
+                    .changes()
+                    .log(id, kind)
+                    .expect("change logs are created when the query state is built")
+                    .lock()
+            })
+            .collect();
+        let first_run = self.advance_cursors(&mut guards);
+        self.driving.clear();
+        self.mode = if first_run {
+            Mode::Scan
+        } else if F::driving(filter, &mut self.driving) {
+            self.gather::<F, S>(filter, world, &guards);
+            Mode::Driven
+        } else {
+            self.fill_scan_sets(&guards);
+            Mode::CheckedScan
+        };
+    }
+
+    /// Moves the cursors; true if this is the first run (cursors were just registered).
+    fn advance_cursors(&mut self, guards: &mut [MutexGuard<'_, LogInner>]) -> bool {
+        let mut first_run = false;
+        for slot in &mut self.slots {
+            // `slot.lock` indexes `locks`, hence `guards` (invariant).
+            let guard = &mut guards[slot.lock];
+            match &slot.cursor {
+                Some(cursor) => slot.window = Some(guard.advance(cursor)),
+                None => {
+                    slot.cursor = Some(guard.register_reader());
+                    first_run = true;
+                }
+            }
+        }
+        if first_run {
+            self.slots.iter_mut().for_each(|s| s.window = None);
+        }
+        first_run
+    }
+
+    /// Driven mode: the distinct, live, matching entities of the driving slots' windows.
+    fn gather<F: QueryFilter, S: Storage>(
+        &mut self,
+        filter: &F::State,
+        world: WorldView<'_, S>,
+        guards: &[MutexGuard<'_, LogInner>],
+    ) {
+        let ChangeRun {
+            slots,
+            candidates,
+            driving,
+            ..
+        } = self;
+        candidates.clear();
+        let probe = LockedProbe { slots, guards };
+        for (i, &d) in driving.iter().enumerate() {
+            let slot = &slots[d];
+            let log = &guards[slot.lock];
+            let (old, new) = slot.window.expect("not a first run");
+            for (position, entity) in log.window(old, new) {
+                if !log.is_latest(position, entity)
+                    // Reported by an earlier driving slot already.
+                    || driving[..i].iter().any(|&prev| probe.changed(prev, entity))
+                    || !world.entities().contains(entity)
+                    || !F::matches_entity(filter, world.storage(), &probe, entity)
+                {
+                    continue;
+                }
+                candidates.push(entity);
+            }
+        }
+    }
+
+    /// Checked-scan mode: each slot's changed entities, sorted for binary search.
+    fn fill_scan_sets(&mut self, guards: &[MutexGuard<'_, LogInner>]) {
+        for slot in &mut self.slots {
+            let log = &guards[slot.lock];
+            let (old, new) = slot.window.expect("not a first run");
+            slot.set.clear();
+            slot.set.extend(
+                log.window(old, new)
+                    .filter(|&(position, entity)| log.is_latest(position, entity))
+                    .map(|(_, entity)| entity),
+            );
+            slot.set.sort_unstable();
+        }
+    }
+
+    /// A probe that locks each log as it asks (for single-entity look-ups between runs).
+    pub(crate) fn probe<'a>(&'a self, changes: &'a ChangeStore) -> LockingProbe<'a> {
+        LockingProbe { run: self, changes }
+    }
+}
+
+/// Probe used while [`ChangeRun::begin`] holds every log's lock.
+struct LockedProbe<'a, 'g> {
+    slots: &'a [ChangeSlot],
+    guards: &'a [MutexGuard<'g, LogInner>],
+}
+
+impl ChangeProbe for LockedProbe<'_, '_> {
+    #[inline]
+    fn changed(&self, slot: usize, entity: Entity) -> bool {
+        let slot = &self.slots[slot];
+        match slot.window {
+            Some((old, _)) => self.guards[slot.lock].changed_since(entity, old),
+            None => true,
+        }
+    }
+}
+
+/// Probe that takes one log's lock per question.
+pub(crate) struct LockingProbe<'a> {
+    run: &'a ChangeRun,
+    changes: &'a ChangeStore,
+}
+
+impl ChangeProbe for LockingProbe<'_> {
+    fn changed(&self, slot: usize, entity: Entity) -> bool {
+        let slot = &self.run.slots[slot];
+        match slot.window {
+            Some((old, _)) => self
+                .changes
+                .log(slot.component, slot.kind)
+                .is_some_and(|log| log.lock().changed_since(entity, old)),
+            None => true,
+        }
+    }
+}

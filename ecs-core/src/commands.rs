@@ -1,0 +1,330 @@
+//! Commands: spawn, despawn, insert and remove deferred to a sync point.
+//!
+//! Systems see the world through a shared reference, so they cannot change its structure.
+//! They queue [`Commands`] instead; the queue is applied at the *sync point*: the end of
+//! [`Schedule::run`](crate::Schedule::run) (every system's queue, in the order the systems
+//! were added), or an explicit [`World::apply`]. Spawning hands out the new entity at once,
+//! reserved through `&World` ([`World::reserve_entity`]), so later commands can target it.
+//!
+//! Commands are applied in the order they were queued. One that targets an entity which no
+//! longer exists (despawned by an earlier command) is skipped, and its values are dropped.
+//! Queues are type-erased over the backend: a command names components by their Rust type,
+//! registered when it is applied.
+
+use std::any::{type_name, Any, TypeId};
+use std::fmt;
+use std::mem::ManuallyDrop;
+use std::ptr::NonNull;
+
+use crate::bundle::{Bundle, BundleVisitor};
+use crate::component::{Component, ComponentId, Components};
+use crate::entities::Entities;
+use crate::entity::Entity;
+use crate::resource::Resource;
+use crate::storage::Storage;
+use crate::world::World;
+
+/// A queue of deferred world changes (what a system's [`Commands`] fill).
+#[derive(Default)]
+pub struct CommandQueue {
+    commands: Vec<Command>,
+}
+
+enum Command {
+    Spawn(Entity, Box<dyn ErasedBundle>),
+    Insert(Entity, Box<dyn ErasedBundle>),
+    Remove(Entity, fn(&Components) -> Option<ComponentId>),
+    Despawn(Entity),
+    InsertResource(TypeId, &'static str, Box<dyn Any + Send + Sync>),
+    RemoveResource(TypeId),
+}
+
+impl CommandQueue {
+    /// An empty queue.
+    pub fn new() -> CommandQueue {
+        CommandQueue::default()
+    }
+
+    /// Number of queued commands.
+    pub fn len(&self) -> usize {
+        self.commands.len()
+    }
+
+    /// True when nothing is queued.
+    pub fn is_empty(&self) -> bool {
+        self.commands.is_empty()
+    }
+
+    /// Drops every queued command without applying it; entities reserved by queued spawns
+    /// are despawned (they exist, empty, once the world flushes), so nothing is left behind.
+    /// The schedule does this for a system that panicked.
+    pub fn discard<S: Storage>(&mut self, world: &mut World<S>) {
+        world.flush();
+        for command in self.commands.drain(..) {
+            if let Command::Spawn(entity, _) = command {
+                // It may already be gone; either way it is gone now.
+                let _ = world.despawn(entity);
+            }
+        }
+    }
+}
+
+impl fmt::Debug for CommandQueue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CommandQueue")
+            .field("len", &self.commands.len())
+            .finish()
+    }
+}
+
+/// Queues deferred changes to a world; see the [module docs](self).
+///
+/// As a system parameter it needs no declaration: it conflicts with nothing, and its queue
+/// is applied at the schedule's sync point.
+///
+/// ```
+/// # use ecs_core::{World, Component, commands::{CommandQueue, Commands}, testing::VecStorage};
+/// struct Hp(u32);
+/// impl Component for Hp {}
+/// let mut world = World::<VecStorage>::new();
+/// let mut queue = CommandQueue::new();
+/// let mut commands = Commands::new(&mut queue, &world);
+/// let e = commands.spawn((Hp(3),));
+/// assert!(!world.contains(e), "nothing happens before the sync point");
+/// world.apply(&mut queue);
+/// assert_eq!(world.get::<Hp>(e).map(|hp| hp.0), Some(3));
+/// ```
+pub struct Commands<'w, 's> {
+    queue: &'s mut CommandQueue,
+    entities: &'w Entities,
+}
+
+impl<'w, 's> Commands<'w, 's> {
+    /// Commands for `world`, queued into `queue`.
+    pub fn new<S: Storage>(queue: &'s mut CommandQueue, world: &'w World<S>) -> Self {
+        Commands {
+            queue,
+            entities: world.entities(),
+        }
+    }
+
+    /// Queues spawning an entity with `bundle`; the returned entity exists after the sync
+    /// point (other commands may target it before).
+    pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
+        let entity = self.entities.reserve_entity();
+        self.queue
+            .commands
+            .push(Command::Spawn(entity, Box::new(bundle)));
+        entity
+    }
+
+    /// Queues inserting (or replacing) the bundle's components on `entity`.
+    pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) {
+        self.queue
+            .commands
+            .push(Command::Insert(entity, Box::new(bundle)));
+    }
+
+    /// Queues removing (and dropping) `entity`'s `T`.
+    pub fn remove<T: Component>(&mut self, entity: Entity) {
+        self.queue
+            .commands
+            .push(Command::Remove(entity, Components::id::<T>));
+    }
+
+    /// Queues despawning `entity`.
+    pub fn despawn(&mut self, entity: Entity) {
+        self.queue.commands.push(Command::Despawn(entity));
+    }
+
+    /// Queues storing a resource (replacing one of the same type).
+    pub fn insert_resource<R: Resource>(&mut self, value: R) {
+        self.queue.commands.push(Command::InsertResource(
+            TypeId::of::<R>(),
+            type_name::<R>(),
+            Box::new(value),
+        ));
+    }
+
+    /// Queues removing the resource of type `R`.
+    pub fn remove_resource<R: Resource>(&mut self) {
+        self.queue
+            .commands
+            .push(Command::RemoveResource(TypeId::of::<R>()));
+    }
+}
+
+impl<S: Storage> World<S> {
+    /// Applies (and empties) a command queue: the sync point of [`Commands`] used outside a
+    /// schedule. If a command panics (a component's `Drop`), the rest are dropped unapplied;
+    /// the world stays consistent.
+    ///
+    /// ```
+    /// # use ecs_core::{World, commands::{CommandQueue, Commands}, testing::VecStorage};
+    /// let mut world = World::<VecStorage>::new();
+    /// let e = world.spawn(());
+    /// let mut queue = CommandQueue::new();
+    /// Commands::new(&mut queue, &world).despawn(e);
+    /// world.apply(&mut queue);
+    /// assert!(!world.contains(e) && queue.is_empty());
+    /// ```
+    pub fn apply(&mut self, queue: &mut CommandQueue) {
+        self.flush();
+        for command in queue.commands.drain(..) {
+            match command {
+                Command::Spawn(entity, bundle) | Command::Insert(entity, bundle) => {
+                    bundle.insert_into(&mut WorldSink {
+                        world: self,
+                        entity,
+                    });
+                }
+                Command::Remove(entity, id) => {
+                    if let Some(id) = id(self.components()) {
+                        // A missing entity or component is not an error for a command.
+                        let _ = self.remove_by_id(entity, id);
+                    }
+                }
+                Command::Despawn(entity) => {
+                    let _ = self.despawn(entity);
+                }
+                Command::InsertResource(type_id, name, value) => {
+                    self.resources.insert_boxed(type_id, name, value);
+                }
+                Command::RemoveResource(type_id) => {
+                    self.resources.remove_by_type_id(type_id);
+                }
+            }
+        }
+    }
+}
+
+/// Where an erased bundle's values go.
+trait ComponentSink {
+    /// Registers a component type with the given registration function.
+    fn register(&mut self, register: fn(&mut Components) -> ComponentId) -> ComponentId;
+
+    /// Stores one value of component `id`, taking ownership when it returns true.
+    ///
+    /// # Safety
+    /// `value` points to an initialised value of component `id`'s type; when this returns
+    /// true the caller must not use or drop it again; when false it was not touched.
+    unsafe fn take(&mut self, id: ComponentId, value: NonNull<u8>) -> bool;
+}
+
+/// A bundle whose type is forgotten until it is applied to some world.
+trait ErasedBundle: Send + Sync {
+    /// Hands every value to the sink (values it refuses are dropped).
+    fn insert_into(self: Box<Self>, sink: &mut dyn ComponentSink);
+}
+
+impl<B: Bundle> ErasedBundle for B {
+    fn insert_into(self: Box<Self>, sink: &mut dyn ComponentSink) {
+        struct Visitor<'a> {
+            sink: &'a mut dyn ComponentSink,
+        }
+        impl BundleVisitor for Visitor<'_> {
+            fn visit<T: Component>(&mut self, _: usize, value: T) {
+                let id = self.sink.register(Components::register::<T>);
+                let mut value = ManuallyDrop::new(value);
+                // SAFETY: `value` is an initialised `T`, component `id`'s type; it is in a
+                // `ManuallyDrop`, so if the sink takes it we never drop it ourselves.
+                let taken = unsafe { self.sink.take(id, NonNull::from(&mut *value).cast()) };
+                if !taken {
+                    // SAFETY: the sink left the value untouched; it is dropped once, here.
+                    unsafe { ManuallyDrop::drop(&mut value) };
+                }
+            }
+        }
+        (*self).visit(&mut Visitor { sink });
+    }
+}
+
+/// Inserts values into one entity of a world (skipping them if it no longer exists).
+struct WorldSink<'a, S: Storage> {
+    world: &'a mut World<S>,
+    entity: Entity,
+}
+
+impl<S: Storage> ComponentSink for WorldSink<'_, S> {
+    fn register(&mut self, register: fn(&mut Components) -> ComponentId) -> ComponentId {
+        register(self.world.components_mut())
+    }
+
+    unsafe fn take(&mut self, id: ComponentId, value: NonNull<u8>) -> bool {
+        // SAFETY: forwarded contract: `insert_by_id` takes ownership on `Ok` and leaves the
+        // value untouched on `Err` (stale entity).
+        unsafe { self.world.insert_by_id(self.entity, id, value) }.is_ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::VecStorage;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    #[derive(Debug, PartialEq)]
+    struct Hp(u32);
+    impl Component for Hp {}
+    struct Counted(Arc<AtomicUsize>);
+    impl Component for Counted {}
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    #[test]
+    fn commands_apply_in_order() {
+        let mut world = World::<VecStorage>::new();
+        let old = world.spawn((Hp(1),));
+        let mut queue = CommandQueue::new();
+        let mut c = Commands::new(&mut queue, &world);
+        let a = c.spawn((Hp(10),));
+        let b = c.spawn(());
+        c.insert(b, (Hp(20),));
+        c.insert(old, (Hp(2),));
+        c.remove::<Hp>(a);
+        c.despawn(b);
+        c.insert_resource(7u32);
+        assert_eq!(queue.len(), 7);
+        world.apply(&mut queue);
+        assert!(world.contains(a) && !world.has::<Hp>(a));
+        assert!(!world.contains(b));
+        assert_eq!(world.get::<Hp>(old), Some(&Hp(2)));
+        assert_eq!(world.resource::<u32>(), Some(&7));
+        let mut c = Commands::new(&mut queue, &world);
+        c.remove_resource::<u32>();
+        world.apply(&mut queue);
+        assert!(!world.contains_resource::<u32>());
+    }
+
+    #[test]
+    fn commands_on_missing_entities_drop_their_values() {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let mut world = World::<VecStorage>::new();
+        let gone = world.spawn(());
+        world.despawn(gone).unwrap();
+        let mut queue = CommandQueue::new();
+        let mut c = Commands::new(&mut queue, &world);
+        c.insert(gone, (Counted(drops.clone()),));
+        c.remove::<Hp>(gone);
+        c.despawn(gone);
+        world.apply(&mut queue);
+        assert_eq!(drops.load(Ordering::Relaxed), 1);
+    }
+
+    #[test]
+    fn discarded_spawns_leave_nothing_behind() {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let mut world = World::<VecStorage>::new();
+        let mut queue = CommandQueue::new();
+        let mut c = Commands::new(&mut queue, &world);
+        let e = c.spawn((Counted(drops.clone()),));
+        queue.discard(&mut world);
+        assert!(!world.contains(e) && world.is_empty());
+        assert_eq!(drops.load(Ordering::Relaxed), 1);
+        assert!(queue.is_empty());
+    }
+}

@@ -1,0 +1,210 @@
+//! [`QueryIter`]: the items of one query run, from chunks (a scan) or from a change log's
+//! entities (a driven run).
+
+use super::{FetchContext, QueryData, QueryFilter};
+use crate::entity::Entity;
+use crate::storage::{QueryChunk, Storage};
+
+/// Iterator over a query's items. `for_each`/`fold` run a tight loop per chunk.
+///
+/// Obtained from [`World::query`](crate::World::query), [`QueryState::iter_mut`]
+/// (crate::QueryState::iter_mut) and friends; [`QueryIter::par_for_each`] runs the rest of
+/// the run on rayon.
+pub struct QueryIter<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> {
+    pub(super) inner: Inner<'w, Q, F, S>,
+}
+
+pub(super) enum Inner<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> {
+    /// A scan over the storage's chunks.
+    Chunks(ChunkIter<'w, Q, F, S>),
+    /// A driven run: the candidate entities, fetched by look-up.
+    Entities(EntityIter<'w, Q, S>),
+}
+
+/// A scan: the remaining chunks and the chunk being walked.
+pub(super) struct ChunkIter<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> {
+    pub(super) data: &'w Q::State,
+    pub(super) filter: &'w F::State,
+    pub(super) chunks: S::Chunks<'w>,
+    pub(super) current: Option<Current<'w, Q, F, S>>,
+    pub(super) ctx: FetchContext<'w, S>,
+}
+
+/// A driven run: distinct live entities, each fetched once.
+pub(super) struct EntityIter<'w, Q: QueryData, S: Storage + 'w> {
+    pub(super) entities: std::slice::Iter<'w, Entity>,
+    pub(super) data: &'w Q::State,
+    pub(super) ctx: FetchContext<'w, S>,
+}
+
+/// The rows `row..end` of one chunk, with its resolved fetches.
+pub(super) struct Current<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> {
+    pub(super) entities: &'w [Entity],
+    pub(super) data: Q::Fetch<'w, S>,
+    pub(super) filter: F::Fetch<'w, S>,
+    pub(super) row: usize,
+    pub(super) end: usize,
+}
+
+impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> QueryIter<'w, Q, F, S> {
+    pub(super) fn chunks(
+        data: &'w Q::State,
+        filter: &'w F::State,
+        chunks: S::Chunks<'w>,
+        ctx: FetchContext<'w, S>,
+    ) -> Self {
+        QueryIter {
+            inner: Inner::Chunks(ChunkIter {
+                data,
+                filter,
+                chunks,
+                current: None,
+                ctx,
+            }),
+        }
+    }
+
+    pub(super) fn entities(
+        entities: &'w [Entity],
+        data: &'w Q::State,
+        ctx: FetchContext<'w, S>,
+    ) -> Self {
+        QueryIter {
+            inner: Inner::Entities(EntityIter {
+                entities: entities.iter(),
+                data,
+                ctx,
+            }),
+        }
+    }
+}
+
+impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> ChunkIter<'w, Q, F, S> {
+    /// Resolves a chunk's fetches; all its rows are left to visit.
+    pub(super) fn open(&self, chunk: S::Chunk<'w>) -> Current<'w, Q, F, S> {
+        let entities = chunk.entities();
+        Current {
+            entities,
+            // SAFETY: the chunk comes from the descriptor built with these states.
+            data: unsafe { Q::fetch_chunk::<S>(self.data, &chunk, self.ctx) },
+            // SAFETY: as above.
+            filter: unsafe { F::fetch_chunk::<S>(self.filter, &chunk, self.ctx) },
+            row: 0,
+            end: entities.len(),
+        }
+    }
+
+    #[inline]
+    fn next(&mut self) -> Option<Q::Item<'w>> {
+        loop {
+            if let Some(item) = self.current.as_mut().and_then(Current::next_item) {
+                return Some(item);
+            }
+            let chunk = self.chunks.next()?;
+            self.current = Some(self.open(chunk));
+        }
+    }
+
+    /// Folds the rest of the scan. Out of line on purpose, and through `&mut self` so that
+    /// nothing is copied: the scan then gets the registers to itself (inlined into a caller
+    /// with more live state, the sparse backend's row loop spilled its entity pointer).
+    #[inline(never)]
+    fn fold_in_place<B>(&mut self, init: B, g: &mut impl FnMut(B, Q::Item<'w>) -> B) -> B {
+        let mut acc = init;
+        if let Some(current) = self.current.take() {
+            acc = current.fold_rows(acc, g);
+        }
+        while let Some(chunk) = self.chunks.next() {
+            acc = self.open(chunk).fold_rows(acc, g);
+        }
+        acc
+    }
+}
+
+impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> Current<'w, Q, F, S> {
+    /// The item of the next matching row, if any is left.
+    #[inline(always)]
+    fn next_item(&mut self) -> Option<Q::Item<'w>> {
+        while self.row < self.end {
+            let row = self.row;
+            self.row += 1;
+            // SAFETY: `row < end <= entities.len()`, and the cursor only moves forward, so
+            // each row is fetched once.
+            if let Some(item) = unsafe { self.fetch(row) } {
+                return Some(item);
+            }
+        }
+        None
+    }
+
+    /// Folds every remaining matching row: the tight loop `for_each` runs.
+    #[inline(always)]
+    pub(super) fn fold_rows<B>(mut self, mut acc: B, g: &mut impl FnMut(B, Q::Item<'w>) -> B) -> B {
+        debug_assert!(self.end <= self.entities.len());
+        for row in self.row..self.end {
+            // SAFETY: `row` is in the chunk and visited once.
+            if let Some(item) = unsafe { self.fetch(row) } {
+                acc = g(acc, item);
+            }
+        }
+        acc
+    }
+
+    /// # Safety
+    /// `row < entities.len()`, fetched at most once.
+    #[inline(always)]
+    unsafe fn fetch(&mut self, row: usize) -> Option<Q::Item<'w>> {
+        // SAFETY: `row` is in bounds (caller).
+        let entity = unsafe { *self.entities.get_unchecked(row) };
+        if !F::filter_row::<S>(&self.filter, entity) {
+            return None;
+        }
+        // SAFETY: `row` is in the chunk and fetched once (caller).
+        unsafe { Q::fetch_row::<S>(&mut self.data, row, entity) }
+    }
+}
+
+impl<'w, Q: QueryData, S: Storage + 'w> EntityIter<'w, Q, S> {
+    /// The item of one candidate (`None` when it lacks a fetched component).
+    #[inline]
+    pub(super) fn fetch(
+        data: &'w Q::State,
+        ctx: FetchContext<'w, S>,
+        entity: Entity,
+    ) -> Option<Q::Item<'w>> {
+        // SAFETY: candidates are distinct entities that were live when the run began, and the
+        // world cannot be structurally changed while the run's borrow lasts; each is fetched
+        // once (the slice iterator only moves forward).
+        unsafe { Q::fetch_entity(data, ctx, entity) }
+    }
+}
+
+impl<'w, Q: QueryData, S: Storage + 'w> Iterator for EntityIter<'w, Q, S> {
+    type Item = Q::Item<'w>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Q::Item<'w>> {
+        let (data, ctx) = (self.data, self.ctx);
+        self.entities.find_map(|&e| Self::fetch(data, ctx, e))
+    }
+}
+
+impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> Iterator for QueryIter<'w, Q, F, S> {
+    type Item = Q::Item<'w>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Q::Item<'w>> {
+        match &mut self.inner {
+            Inner::Chunks(chunks) => chunks.next(),
+            Inner::Entities(entities) => entities.next(),
+        }
+    }
+
+    #[inline]
+    fn fold<B, G: FnMut(B, Self::Item) -> B>(mut self, init: B, mut g: G) -> B {
+        match &mut self.inner {
+            Inner::Chunks(chunks) => chunks.fold_in_place(init, &mut g),
+            Inner::Entities(entities) => entities.fold(init, g),
+        }
+    }
+}

@@ -1,0 +1,125 @@
+//! [`Mut<T>`](crate::Mut) and `Option<Mut<T>>` as query items.
+
+use std::ptr::NonNull;
+
+use super::fetch::SlotState;
+use super::{ColumnFetch, FetchContext, QueryBuilder, QueryData};
+use crate::change::{ChangeKind, ChangeLog, Mut};
+use crate::component::{Component, ComponentId};
+use crate::entity::Entity;
+use crate::storage::{SlotRole, Storage};
+
+/// Per-chunk state of a `Mut<T>` item: the column and, for tracked types, the changed log.
+#[doc(hidden)]
+pub struct MutFetch<'w, S: Storage + 'w> {
+    column: ColumnFetch<'w, S>,
+    log: Option<&'w ChangeLog>,
+}
+
+impl<S: Storage> Clone for MutFetch<'_, S> {
+    #[inline]
+    fn clone(&self) -> Self {
+        MutFetch {
+            column: self.column.clone(),
+            log: self.log,
+        }
+    }
+}
+
+/// `T`'s changed log, or `None` for an untracked type (folded at compile time).
+#[inline]
+fn changed_log<'w, T: Component, S: Storage>(
+    id: ComponentId,
+    ctx: FetchContext<'w, S>,
+) -> Option<&'w ChangeLog> {
+    if T::TRACK_CHANGES {
+        let log = ctx.changes().log(id, ChangeKind::Changed);
+        Some(log.expect("change logs are created when the query state is built"))
+    } else {
+        None
+    }
+}
+
+macro_rules! mut_fetch {
+    ($ty:ty, $item:ty, $role:expr, $get:ident, |$p:ident, $log:ident, $e:ident| $make:expr, $missing:expr) => {
+        // SAFETY: records its one component as written; `fetch_row` touches only the given
+        // row's value and `fetch_entity` only the entity's; the fetch holds a storage pointer,
+        // a `Sync` look-up and a shared reference to the (`Sync`) change log.
+        unsafe impl<'a, T: Component> QueryData for $ty {
+            type Item<'w> = $item;
+            type State = SlotState<T>;
+            type Fetch<'w, S: Storage + 'w> = MutFetch<'w, S>;
+
+            fn init(builder: &mut QueryBuilder<'_>) -> SlotState<T> {
+                SlotState::init(builder, true, $role)
+            }
+
+            #[inline]
+            unsafe fn fetch_chunk<'w, S: Storage + 'w>(
+                state: &SlotState<T>,
+                chunk: &S::Chunk<'w>,
+                ctx: FetchContext<'w, S>,
+            ) -> MutFetch<'w, S> {
+                MutFetch {
+                    column: ColumnFetch::new(chunk, state.slot),
+                    log: changed_log::<T, S>(state.id, ctx),
+                }
+            }
+
+            #[inline(always)]
+            unsafe fn fetch_row<'w, S: Storage + 'w>(
+                fetch: &mut MutFetch<'w, S>,
+                row: usize,
+                $e: Entity,
+            ) -> Option<$item> {
+                // SAFETY: `row` is in the chunk (caller); the slot holds `T`.
+                let $p = unsafe { fetch.column.$get::<T>(row, $e) };
+                let $log = fetch.log;
+                #[allow(unused_unsafe)]
+                // SAFETY: the pointer is this row's initialised `T`; the access recorded in
+                // `init` means nothing else in the query aliases it and each row is fetched
+                // once, so the reference is unique for `'w`.
+                unsafe {
+                    $make
+                }
+            }
+
+            #[inline]
+            #[allow(clippy::question_mark)] // `$missing` is not always `None`
+            unsafe fn fetch_entity<'w, S: Storage + 'w>(
+                state: &SlotState<T>,
+                ctx: FetchContext<'w, S>,
+                $e: Entity,
+            ) -> Option<$item> {
+                let $p = ctx.storage().get_ptr($e, state.id).map(NonNull::cast::<T>);
+                if $p.is_none() {
+                    return $missing;
+                }
+                let $log = changed_log::<T, S>(state.id, ctx);
+                #[allow(unused_unsafe)]
+                // SAFETY: the storage returned the entity's initialised `T`; the caller
+                // guarantees nothing else accesses it for `'w`.
+                unsafe {
+                    $make
+                }
+            }
+        }
+    };
+}
+
+mut_fetch!(
+    Mut<'a, T>,
+    Mut<'w, T>,
+    SlotRole::Required,
+    required,
+    |p, log, entity| Some(Mut::new(&mut *p?.as_ptr(), log, entity)),
+    None
+);
+mut_fetch!(
+    Option<Mut<'a, T>>,
+    Option<Mut<'w, T>>,
+    SlotRole::Optional,
+    optional,
+    |p, log, entity| Some(p.map(|p| Mut::new(&mut *p.as_ptr(), log, entity))),
+    Some(None)
+);

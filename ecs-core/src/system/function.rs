@@ -1,0 +1,146 @@
+//! Function systems: any `fn(P0, P1, ...)` whose arguments are [`SystemParam`]s.
+//!
+//! The trick (bevy's): a function item such as `fn render(q: Query<&Pos>, r: Res<Time>)`
+//! implements `FnMut(Query<'a, 'b, &Pos>, Res<'c, Time>)` for *every* choice of lifetimes.
+//! [`SystemParamFunction`] is implemented for functions that take the parameter types
+//! `P0, P1, ...` (naming them, which fixes the marker type) and also take their items with
+//! any run's lifetimes, `SystemParamItem<'w, 's, P0>`; `run` calls the function with the
+//! items fetched for this run.
+
+use std::borrow::Cow;
+use std::marker::PhantomData;
+
+use super::param::SystemParamItem;
+use super::{IntoSystem, System, SystemAccess, SystemParam};
+use crate::error::EcsError;
+use crate::storage::Storage;
+use crate::world::World;
+
+/// A function usable as a system; `Marker` is `fn(P0, P1, ...)`, its parameter types.
+pub trait SystemParamFunction<S: Storage, Marker>: Send + Sync + 'static {
+    /// The parameters, as a tuple.
+    type Param: SystemParam<S>;
+
+    /// Calls the function with one run's arguments.
+    fn run(&mut self, params: SystemParamItem<'_, '_, Self::Param, S>);
+}
+
+macro_rules! function_system {
+    ($($param:ident $arg:ident),*) => {
+        impl<S: Storage, Func, $($param: SystemParam<S>),*> SystemParamFunction<S, fn($($param,)*)>
+            for Func
+        where
+            Func: Send + Sync + 'static,
+            for<'a> &'a mut Func:
+                FnMut($($param),*) + FnMut($(SystemParamItem<'_, '_, $param, S>),*),
+        {
+            type Param = ($($param,)*);
+
+            #[allow(non_snake_case, clippy::too_many_arguments)]
+            fn run(&mut self, params: SystemParamItem<'_, '_, ($($param,)*), S>) {
+                // Names the argument types so the call resolves to the item-taking `FnMut`.
+                fn call<$($param),*>(mut f: impl FnMut($($param),*), $($arg: $param),*) {
+                    f($($arg),*)
+                }
+                let ($($arg,)*) = params;
+                call(self, $($arg),*)
+            }
+        }
+    };
+}
+
+function_system!();
+function_system!(P0 p0);
+function_system!(P0 p0, P1 p1);
+function_system!(P0 p0, P1 p1, P2 p2);
+function_system!(P0 p0, P1 p1, P2 p2, P3 p3);
+function_system!(P0 p0, P1 p1, P2 p2, P3 p3, P4 p4);
+function_system!(P0 p0, P1 p1, P2 p2, P3 p3, P4 p4, P5 p5);
+function_system!(P0 p0, P1 p1, P2 p2, P3 p3, P4 p4, P5 p5, P6 p6);
+function_system!(P0 p0, P1 p1, P2 p2, P3 p3, P4 p4, P5 p5, P6 p6, P7 p7);
+function_system!(P0 p0, P1 p1, P2 p2, P3 p3, P4 p4, P5 p5, P6 p6, P7 p7, P8 p8);
+function_system!(P0 p0, P1 p1, P2 p2, P3 p3, P4 p4, P5 p5, P6 p6, P7 p7, P8 p8, P9 p9);
+function_system!(P0 p0, P1 p1, P2 p2, P3 p3, P4 p4, P5 p5, P6 p6, P7 p7, P8 p8, P9 p9, P10 p10);
+function_system!(
+    P0 p0, P1 p1, P2 p2, P3 p3, P4 p4, P5 p5, P6 p6, P7 p7, P8 p8, P9 p9, P10 p10, P11 p11
+);
+
+/// A [`System`] made from a function by [`IntoSystem`].
+pub struct FunctionSystem<S: Storage, Marker, F: SystemParamFunction<S, Marker>> {
+    func: F,
+    state: Option<<F::Param as SystemParam<S>>::State>,
+    access: SystemAccess,
+    name: Cow<'static, str>,
+    marker: PhantomData<fn() -> (S, Marker)>,
+}
+
+impl<S: Storage, Marker: 'static, F: SystemParamFunction<S, Marker>> IntoSystem<S, Marker> for F {
+    type System = FunctionSystem<S, Marker, F>;
+
+    fn into_system(self) -> Self::System {
+        FunctionSystem {
+            func: self,
+            state: None,
+            access: SystemAccess::default(),
+            name: Cow::Borrowed(std::any::type_name::<F>()),
+            marker: PhantomData,
+        }
+    }
+}
+
+impl<S: Storage, Marker: 'static, F: SystemParamFunction<S, Marker>> System<S>
+    for FunctionSystem<S, Marker, F>
+{
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn initialize(&mut self, world: &mut World<S>) -> Result<(), EcsError> {
+        if self.state.is_none() {
+            let mut access = SystemAccess::default();
+            let state = F::Param::init(world, &mut access).map_err(|err| match err {
+                EcsError::SystemConflict { reason, .. } => EcsError::SystemConflict {
+                    system: self.name.to_string(),
+                    reason,
+                },
+                other => EcsError::SystemConflict {
+                    system: self.name.to_string(),
+                    reason: other.to_string(),
+                },
+            })?;
+            self.state = Some(state);
+            self.access = access;
+        }
+        Ok(())
+    }
+
+    fn is_initialized(&self) -> bool {
+        self.state.is_some()
+    }
+
+    fn access(&self) -> &SystemAccess {
+        &self.access
+    }
+
+    unsafe fn run_unsafe(&mut self, world: &World<S>) {
+        let state = self
+            .state
+            .as_mut()
+            .expect("a system is initialized before it runs");
+        // SAFETY: forwarded contract (`run_unsafe`'s caller checked the access).
+        let params = unsafe { F::Param::fetch(state, world) };
+        self.func.run(params);
+    }
+
+    fn apply(&mut self, world: &mut World<S>) {
+        if let Some(state) = &mut self.state {
+            F::Param::apply(state, world);
+        }
+    }
+
+    fn discard(&mut self, world: &mut World<S>) {
+        if let Some(state) = &mut self.state {
+            F::Param::discard(state, world);
+        }
+    }
+}

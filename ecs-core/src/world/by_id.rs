@@ -1,0 +1,258 @@
+//! The by-id API: components reached by [`ComponentId`] and raw pointers or bytes (run-time
+//! components, scripting, property systems).
+
+use std::alloc::Layout;
+use std::ptr::NonNull;
+
+use super::World;
+use crate::component::{ComponentId, ComponentInfo};
+use crate::entity::Entity;
+use crate::error::EcsError;
+use crate::storage::Storage;
+
+impl<S: Storage> World<S> {
+    /// Sets `entity`'s component `id` from a raw value, taking ownership; an old value is
+    /// dropped.
+    ///
+    /// # Safety
+    /// `value` points to an initialised value of the component's registered layout that is
+    /// valid for it (for a Rust type, a valid value of that type), and the caller does not use
+    /// or drop it afterwards — even when an error is returned.
+    ///
+    /// # Errors
+    /// [`EcsError::NoSuchEntity`], [`EcsError::UnknownComponent`]; on error the value is
+    /// neither dropped nor moved.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// # use std::ptr::NonNull;
+    /// struct Hp(u32);
+    /// impl Component for Hp {}
+    /// let mut world = World::<VecStorage>::new();
+    /// let id = world.register_component::<Hp>();
+    /// let e = world.spawn(());
+    /// let mut value = std::mem::ManuallyDrop::new(Hp(5));
+    /// // SAFETY: `value` is a valid `Hp`, handed over and never used again.
+    /// unsafe { world.insert_by_id(e, id, NonNull::from(&mut *value).cast()).unwrap() };
+    /// assert_eq!(world.get::<Hp>(e).unwrap().0, 5);
+    /// ```
+    pub unsafe fn insert_by_id(
+        &mut self,
+        entity: Entity,
+        id: ComponentId,
+        value: NonNull<u8>,
+    ) -> Result<(), EcsError> {
+        self.flush();
+        self.check(entity)?;
+        let info = self
+            .components
+            .get(id)
+            .ok_or(EcsError::UnknownComponent(id))?;
+        let tracked = info.tracks_changes();
+        match self.storage.get_ptr(entity, id) {
+            Some(slot) => {
+                // Move the old value aside before dropping it, so a panicking Drop cannot leave
+                // a dropped value in the storage.
+                let old = TempValue::new(info.layout());
+                // SAFETY: `slot` holds the old initialised value; `old` is a disjoint buffer
+                // of the same layout; `value` is a valid new value (caller).
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        slot.as_ptr(),
+                        old.ptr.as_ptr(),
+                        info.layout().size(),
+                    );
+                    std::ptr::copy_nonoverlapping(
+                        value.as_ptr(),
+                        slot.as_ptr(),
+                        info.layout().size(),
+                    );
+                    old.drop_value(info.drop_fn());
+                }
+                if tracked {
+                    self.changes.on_changed(id, entity);
+                }
+            }
+            None => {
+                // SAFETY: the entity is live (so in the storage) and lacks `id`; the value is
+                // owned.
+                unsafe { self.storage.insert_new(entity, id, value, &self.components) };
+                if tracked {
+                    self.changes.on_added(id, entity);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A pointer to `entity`'s component `id`; `None` if stale or absent.
+    ///
+    /// Reading through it is `unsafe`: the caller must know the component's layout, and the
+    /// pointer is valid until the world is next mutated.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// struct Hp(u32);
+    /// impl Component for Hp {}
+    /// let mut world = World::<VecStorage>::new();
+    /// let e = world.spawn((Hp(9),));
+    /// let id = world.component_id::<Hp>().unwrap();
+    /// let ptr = world.get_by_id(e, id).unwrap();
+    /// // SAFETY: component `id` is `Hp`, and the world is not mutated while reading.
+    /// assert_eq!(unsafe { ptr.cast::<Hp>().as_ref() }.0, 9);
+    /// ```
+    pub fn get_by_id(&self, entity: Entity, id: ComponentId) -> Option<NonNull<u8>> {
+        if !self.entities.contains(entity) || self.components.get(id).is_none() {
+            return None;
+        }
+        self.storage.get_ptr(entity, id)
+    }
+
+    /// Removes and drops `entity`'s component `id`.
+    ///
+    /// # Errors
+    /// [`EcsError::NoSuchEntity`], [`EcsError::UnknownComponent`],
+    /// [`EcsError::MissingComponent`].
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// struct Hp(u32);
+    /// impl Component for Hp {}
+    /// let mut world = World::<VecStorage>::new();
+    /// let e = world.spawn((Hp(9),));
+    /// let id = world.component_id::<Hp>().unwrap();
+    /// world.remove_by_id(e, id).unwrap();
+    /// assert!(!world.has::<Hp>(e));
+    /// ```
+    pub fn remove_by_id(&mut self, entity: Entity, id: ComponentId) -> Result<(), EcsError> {
+        self.flush();
+        self.check(entity)?;
+        let info = self
+            .components
+            .get(id)
+            .ok_or(EcsError::UnknownComponent(id))?;
+        let out = TempValue::new(info.layout());
+        // SAFETY: `out` is a disjoint buffer for one value of `id`.
+        if !unsafe { self.storage.remove_into(entity, id, out.ptr) } {
+            return Err(EcsError::MissingComponent {
+                entity,
+                component: info.name().to_owned(),
+            });
+        }
+        // SAFETY: `remove_into` moved an initialised value of `id` into `out`.
+        unsafe { out.drop_value(info.drop_fn()) };
+        Ok(())
+    }
+
+    /// Sets a plain-data run-time component from bytes.
+    ///
+    /// # Errors
+    /// [`EcsError::NotPlainData`] for Rust types and components with a drop function (bytes
+    /// could break their invariants), [`EcsError::SizeMismatch`], and the errors of
+    /// [`World::insert_by_id`].
+    ///
+    /// ```
+    /// # use ecs_core::{World, ComponentDescriptor, StorageKind, testing::VecStorage};
+    /// # use std::alloc::Layout;
+    /// let mut world = World::<VecStorage>::new();
+    /// let raw = world.register_dynamic(ComponentDescriptor {
+    ///     name: "Raw".into(), layout: Layout::new::<[u8; 4]>(), drop: None, storage: StorageKind::Table,
+    /// });
+    /// let e = world.spawn(());
+    /// world.insert_bytes(e, raw, &[1, 2, 3, 4]).unwrap();
+    /// assert_eq!(world.get_bytes(e, raw), Some(&[1u8, 2, 3, 4][..]));
+    /// ```
+    pub fn insert_bytes(
+        &mut self,
+        entity: Entity,
+        id: ComponentId,
+        bytes: &[u8],
+    ) -> Result<(), EcsError> {
+        let info = self.plain_info(id)?;
+        if bytes.len() != info.layout().size() {
+            return Err(EcsError::SizeMismatch {
+                component: info.name().to_owned(),
+                expected: info.layout().size(),
+                actual: bytes.len(),
+            });
+        }
+        let temp = TempValue::new(info.layout());
+        // SAFETY: `temp` holds `bytes.len()` writable bytes, disjoint from `bytes`.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), temp.ptr.as_ptr(), bytes.len()) };
+        // SAFETY: plain data (no type, no drop) is valid for any initialised bytes; the value
+        // needs no drop, so whether it is moved or not nothing leaks.
+        unsafe { self.insert_by_id(entity, id, temp.ptr) }
+    }
+
+    /// The bytes of a plain-data run-time component; `None` if stale, absent or not plain data.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// struct Typed(u8);
+    /// impl Component for Typed {}
+    /// let mut world = World::<VecStorage>::new();
+    /// let e = world.spawn((Typed(1),));
+    /// let id = world.component_id::<Typed>().unwrap();
+    /// assert_eq!(world.get_bytes(e, id), None, "typed components are not exposed as bytes");
+    /// ```
+    pub fn get_bytes(&self, entity: Entity, id: ComponentId) -> Option<&[u8]> {
+        let size = self.plain_info(id).ok()?.layout().size();
+        let ptr = self.get_by_id(entity, id)?;
+        // SAFETY: plain-data components are only written from whole byte slices (or by
+        // `insert_by_id`, whose contract requires an initialised value), so all `size` bytes
+        // are initialised; `&self` keeps them unchanged while borrowed.
+        Some(unsafe { std::slice::from_raw_parts(ptr.as_ptr(), size) })
+    }
+
+    fn plain_info(&self, id: ComponentId) -> Result<&ComponentInfo, EcsError> {
+        let info = self
+            .components
+            .get(id)
+            .ok_or(EcsError::UnknownComponent(id))?;
+        if info.type_id().is_some() || info.drop_fn().is_some() {
+            return Err(EcsError::NotPlainData(info.name().to_owned()));
+        }
+        Ok(info)
+    }
+}
+
+/// A heap buffer for one value of a run-time layout, freed on drop (values are moved through
+/// it by the by-id API).
+struct TempValue {
+    ptr: NonNull<u8>,
+    layout: Layout,
+}
+
+impl TempValue {
+    fn new(layout: Layout) -> TempValue {
+        let ptr = if layout.size() == 0 {
+            crate::blob::dangling(layout.align())
+        } else {
+            // SAFETY: the layout has non-zero size.
+            NonNull::new(unsafe { std::alloc::alloc(layout) })
+                .unwrap_or_else(|| std::alloc::handle_alloc_error(layout))
+        };
+        TempValue { ptr, layout }
+    }
+
+    /// Drops the value held; the buffer is freed afterwards even if the drop panics.
+    ///
+    /// # Safety
+    /// The buffer holds an initialised value that `drop` is the drop function of.
+    unsafe fn drop_value(self, drop: Option<crate::component::DropFn>) {
+        if let Some(drop) = drop {
+            // SAFETY: the buffer holds an initialised value of this drop function (caller);
+            // `self` is dropped afterwards (also on unwind), freeing the buffer.
+            unsafe { drop(self.ptr.as_ptr()) };
+        }
+    }
+}
+
+impl Drop for TempValue {
+    fn drop(&mut self) {
+        if self.layout.size() != 0 {
+            // SAFETY: allocated in `new` with this non-zero-size layout.
+            unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) };
+        }
+    }
+}

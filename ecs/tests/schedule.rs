@@ -1,0 +1,400 @@
+//! Systems, the parallel schedule, commands and resources, on every backend.
+//!
+//! Each test is a generic `fn name<S: Storage>()`; [`backends!`] instantiates it per backend.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use ecs_core::prelude::*;
+use ecs_core::storage::Storage;
+
+/// Instantiates each generic test for every backend (add a backend: one more module).
+macro_rules! backends {
+    ($($func:ident),* $(,)?) => {
+        mod reference {
+            $(#[test] fn $func() { super::$func::<ecs_core::testing::VecStorage>() })*
+        }
+        mod sparse {
+            $(#[test] fn $func() { super::$func::<ecs_sparse::SparseStorage>() })*
+        }
+        mod archetype {
+            $(#[test] fn $func() { super::$func::<ecs_archetype::ArchetypeStorage>() })*
+        }
+        mod hybrid {
+            $(#[test] fn $func() { super::$func::<ecs_archetype::HybridStorage>() })*
+        }
+    };
+}
+
+backends! {
+    parallel_schedule_equals_sequential,
+    waves_come_from_parameter_types,
+    commands_apply_at_the_sync_point,
+    resources_as_parameters,
+    conflicting_parameters_are_rejected,
+    disable_and_enable_by_name_and_id,
+    panicking_system_leaves_world_consistent,
+    par_for_each_in_systems,
+    par_for_each_visits_every_row_once,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct A(f32);
+impl Component for A {}
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct B(f32);
+impl Component for B {}
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct C(f32);
+impl Component for C {
+    const TRACK_CHANGES: bool = true;
+}
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct D(f32);
+impl Component for D {}
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct E(f32);
+impl Component for E {}
+
+#[derive(Debug, Default, PartialEq)]
+struct Frame(u32);
+#[derive(Debug, Default, PartialEq)]
+struct Stats {
+    changed_c: u32,
+    sum_b: f32,
+}
+
+fn swap_ab<S: Storage>(mut q: Query<'_, '_, (&mut A, &mut B), (), S>) {
+    q.for_each(|(a, b)| std::mem::swap(&mut a.0, &mut b.0));
+}
+fn swap_cd<S: Storage>(mut q: Query<'_, '_, (Mut<C>, &mut D), (), S>) {
+    q.for_each(|(mut c, d)| {
+        if d.0 > c.0 {
+            std::mem::swap(&mut c.0, &mut d.0);
+        }
+    });
+}
+fn add_ce<S: Storage>(mut q: Query<'_, '_, (Mut<C>, &E), (), S>, frame: Res<Frame>) {
+    q.for_each(|(mut c, e)| c.0 += e.0 * frame.0 as f32);
+}
+fn count_changed_c<S: Storage>(q: Query<'_, '_, &C, Changed<C>, S>, mut stats: ResMut<Stats>) {
+    stats.changed_c += q.iter().count() as u32;
+}
+fn sum_b<S: Storage>(q: Query<'_, '_, &B, (), S>, mut stats: ResMut<Stats>) {
+    stats.sum_b = q.iter().map(|b| b.0).sum();
+}
+fn spawn_from_e<S: Storage>(q: Query<'_, '_, (Entity, &E), Without<D>, S>, mut commands: Commands) {
+    for (entity, e) in q.iter() {
+        if e.0 > 3.0 {
+            commands.insert(entity, (D(0.0),));
+            commands.spawn((A(e.0), B(-e.0)));
+        }
+    }
+}
+fn tick(mut frame: ResMut<Frame>) {
+    frame.0 += 1;
+}
+
+/// A world with overlapping component sets (the community `schedule` shape, plus a tracked C).
+fn populated<S: Storage>() -> World<S> {
+    let n = if cfg!(miri) { 6 } else { 300 };
+    let mut world = World::<S>::new();
+    world.insert_resource(Frame(1));
+    world.insert_resource(Stats::default());
+    let f = |i: usize, k: usize| (i * 5 + k) as f32 * 0.5;
+    world.spawn_batch((0..n).map(|i| (A(f(i, 0)), B(f(i, 1)))));
+    world.spawn_batch((0..n).map(|i| (A(f(i, 0)), B(f(i, 1)), C(f(i, 2)))));
+    world.spawn_batch((0..n).map(|i| (A(f(i, 0)), B(f(i, 1)), C(f(i, 2)), D(f(i, 3)))));
+    world.spawn_batch((0..n).map(|i| (A(f(i, 0)), C(f(i, 2)), E(f(i % 9, 4)))));
+    world
+}
+
+fn schedule<S: Storage>() -> Schedule<S> {
+    let mut s = Schedule::<S>::new();
+    s.add_system(swap_ab::<S>);
+    s.add_system(swap_cd::<S>);
+    s.add_system(count_changed_c::<S>);
+    s.add_system(add_ce::<S>);
+    s.add_system(sum_b::<S>);
+    s.add_system(spawn_from_e::<S>);
+    s.add_system(tick);
+    s
+}
+
+/// Every entity's components, as comparable values (handles differ between runs when
+/// parallel systems reserve ids in another order).
+type Row = (Option<A>, Option<B>, Option<C>, Option<D>, Option<E>);
+fn snapshot<S: Storage>(world: &mut World<S>) -> Vec<String> {
+    let mut rows: Vec<String> = world
+        .query::<(Option<&A>, Option<&B>, Option<&C>, Option<&D>, Option<&E>)>()
+        .map(|(a, b, c, d, e)| -> Row {
+            (a.copied(), b.copied(), c.copied(), d.copied(), e.copied())
+        })
+        .map(|row| format!("{row:?}"))
+        .collect();
+    rows.sort();
+    rows
+}
+
+fn parallel_schedule_equals_sequential<S: Storage>() {
+    let frames = if cfg!(miri) { 2 } else { 6 };
+    let (mut par_world, mut seq_world) = (populated::<S>(), populated::<S>());
+    let mut par = schedule::<S>();
+    let mut seq = schedule::<S>();
+    seq.set_parallel(false);
+    for _ in 0..frames {
+        par.run(&mut par_world);
+        seq.run(&mut seq_world);
+    }
+    assert_eq!(par_world.len(), seq_world.len());
+    assert_eq!(snapshot(&mut par_world), snapshot(&mut seq_world));
+    assert_eq!(par_world.resource::<Stats>(), seq_world.resource::<Stats>());
+    assert_eq!(par_world.resource::<Frame>(), seq_world.resource::<Frame>());
+    assert!(par_world.resource::<Stats>().unwrap().changed_c > 0);
+}
+
+fn waves_come_from_parameter_types<S: Storage>() {
+    let mut world = populated::<S>();
+    let mut s = schedule::<S>();
+    s.initialize(&mut world).unwrap();
+    let id = |name: &str| s.id_of(name).unwrap_or_else(|| panic!("{name}"));
+    let (ab, cd, count, ce, sum, spawn, tick) = (
+        id("swap_ab"),
+        id("swap_cd"),
+        id("count_changed_c"),
+        id("add_ce"),
+        id("sum_b"),
+        id("spawn_from_e"),
+        id("tick"),
+    );
+    let waves = s.waves();
+    let wave_of = |x| waves.iter().position(|w| w.contains(&x)).unwrap();
+    // swap_ab (w A, B) and swap_cd (w C, D) are disjoint; spawn_from_e reads E only.
+    assert_eq!(wave_of(ab), 0);
+    assert_eq!(wave_of(cd), 0);
+    assert_eq!(wave_of(spawn), 0);
+    // count_changed_c watches C, which swap_cd writes: after it.
+    assert_eq!(wave_of(count), 1);
+    // add_ce writes C after the watcher; sum_b reads B (swap_ab) and writes Stats (count).
+    assert_eq!(wave_of(ce), 2);
+    assert_eq!(wave_of(sum), 2);
+    // tick writes Frame, which add_ce reads.
+    assert_eq!(wave_of(tick), 3);
+    assert_eq!(waves.len(), 4);
+}
+
+fn commands_apply_at_the_sync_point<S: Storage>() {
+    #[derive(Default)]
+    struct Spawned(Vec<Entity>);
+    fn spawner(mut commands: Commands, mut spawned: ResMut<Spawned>) {
+        if spawned.0.is_empty() {
+            let e = commands.spawn((A(1.0),));
+            commands.insert(e, (B(2.0),));
+            commands.insert_resource(Frame(42));
+            spawned.0.push(e);
+        }
+    }
+    fn counter<S: Storage>(q: Query<'_, '_, &A, (), S>, mut stats: ResMut<Stats>) {
+        stats.sum_b = q.iter().count() as f32;
+    }
+    fn despawner<S: Storage>(q: Query<'_, '_, Entity, With<B>, S>, mut commands: Commands) {
+        for e in q.iter() {
+            commands.despawn(e);
+        }
+    }
+    let mut world = World::<S>::new();
+    world.insert_resource(Spawned::default());
+    world.insert_resource(Stats::default());
+    let mut s = Schedule::<S>::new();
+    s.add_system(spawner);
+    s.add_system(counter::<S>);
+    s.run(&mut world);
+    assert_eq!(
+        world.resource::<Stats>().unwrap().sum_b,
+        0.0,
+        "not visible during the run"
+    );
+    let e = world.resource::<Spawned>().unwrap().0[0];
+    assert_eq!(
+        world.get::<B>(e),
+        Some(&B(2.0)),
+        "applied at the end of the run"
+    );
+    assert_eq!(world.resource::<Frame>(), Some(&Frame(42)));
+    s.run(&mut world);
+    assert_eq!(world.resource::<Stats>().unwrap().sum_b, 1.0);
+
+    let despawn_id = s.add_system(despawner::<S>);
+    s.run(&mut world);
+    assert!(!world.contains(e));
+    s.disable(despawn_id);
+
+    // The explicit sync point outside a schedule.
+    let mut queue = CommandQueue::new();
+    let reserved = Commands::new(&mut queue, &world).spawn((A(0.0),));
+    let direct = world.spawn((A(1.0),)); // flushes the reservation first
+    world.apply(&mut queue);
+    assert!(world.has::<A>(reserved) && world.has::<A>(direct));
+}
+
+fn resources_as_parameters<S: Storage>() {
+    fn read_opt(frame: Option<Res<Frame>>, mut stats: ResMut<Stats>) {
+        stats.changed_c = frame.map_or(0, |f| f.0);
+    }
+    fn bump(frame: Option<ResMut<Frame>>) {
+        if let Some(mut f) = frame {
+            f.0 += 10;
+        }
+    }
+    let mut world = World::<S>::new();
+    world.insert_resource(Stats::default());
+    let mut s = Schedule::<S>::new();
+    s.add_system(read_opt);
+    s.add_system(bump);
+    s.run(&mut world);
+    assert_eq!(world.resource::<Stats>().unwrap().changed_c, 0);
+    world.insert_resource(Frame(1));
+    s.run(&mut world);
+    s.run(&mut world);
+    assert_eq!(world.resource::<Stats>().unwrap().changed_c, 11);
+    assert_eq!(world.resource::<Frame>(), Some(&Frame(21)));
+
+    // A required resource that is missing makes the system panic with its name.
+    let mut strict = Schedule::<S>::new();
+    strict.add_system(tick);
+    world.remove_resource::<Frame>();
+    let err = catch_unwind(AssertUnwindSafe(|| strict.run(&mut world))).unwrap_err();
+    let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(msg.contains("Frame"), "{msg}");
+}
+
+fn conflicting_parameters_are_rejected<S: Storage>() {
+    fn aliasing<S: Storage>(_: Query<'_, '_, &mut A, (), S>, _: Query<'_, '_, &A, (), S>) {}
+    fn res_twice(_: Res<Frame>, _: ResMut<Frame>) {}
+    fn fine<S: Storage>(_: Query<'_, '_, &A, (), S>, _: Query<'_, '_, &A, With<B>, S>) {}
+    fn expect_conflict<S: Storage, M>(system: impl IntoSystem<S, M>, name: &str) {
+        let mut world = World::<S>::new();
+        let mut s = Schedule::<S>::new();
+        s.add_system(system);
+        match s.try_run(&mut world) {
+            Err(EcsError::SystemConflict { system, reason }) => {
+                assert!(system.contains(name), "{system}: {reason}");
+            }
+            other => panic!("{name}: expected a conflict, got {other:?}"),
+        }
+    }
+    expect_conflict(aliasing::<S>, "aliasing");
+    expect_conflict::<S, _>(res_twice, "res_twice");
+    let mut world = World::<S>::new();
+    let mut s = Schedule::<S>::new();
+    s.add_system(fine::<S>);
+    s.try_run(&mut world).unwrap();
+}
+
+fn disable_and_enable_by_name_and_id<S: Storage>() {
+    let mut world = World::<S>::new();
+    world.insert_resource(Frame(0));
+    let mut s = Schedule::<S>::new();
+    let id = s.add_named_system("clock", tick);
+    assert_eq!(s.id_of("clock"), Some(id));
+    assert_eq!(s.name(id), "clock");
+    s.run(&mut world);
+    s.disable(s.id_of("clock").unwrap());
+    assert!(!s.is_enabled(id));
+    s.run(&mut world);
+    s.enable(id);
+    s.run(&mut world);
+    assert_eq!(world.resource::<Frame>(), Some(&Frame(2)));
+    assert_eq!(s.len(), 1);
+    assert!(s.id_of("nope").is_none());
+}
+
+fn panicking_system_leaves_world_consistent<S: Storage>() {
+    fn spawn_one(mut commands: Commands) {
+        commands.spawn((A(1.0),));
+    }
+    fn spawn_then_panic<S: Storage>(mut q: Query<'_, '_, &mut B, (), S>, mut commands: Commands) {
+        commands.spawn((B(5.0),));
+        q.for_each(|b| b.0 = 9.0);
+        panic!("boom");
+    }
+    let mut world = World::<S>::new();
+    world.spawn((B(0.0),));
+    let mut s = Schedule::<S>::new();
+    s.add_system(spawn_one);
+    s.add_system(spawn_then_panic::<S>);
+    let result = catch_unwind(AssertUnwindSafe(|| s.run(&mut world)));
+    assert!(result.is_err());
+    // The healthy system's commands applied; the panicking one's discarded, its reserved
+    // entity gone; its completed writes stand.
+    assert_eq!(world.query::<&A>().count(), 1);
+    assert_eq!(
+        world.query::<&B>().map(|b| b.0).collect::<Vec<_>>(),
+        vec![9.0]
+    );
+    assert_eq!(world.len(), 2);
+    // The world and the schedule still work.
+    world.spawn((A(0.0),));
+    assert_eq!(world.query::<&A>().count(), 2);
+}
+
+fn par_for_each_in_systems<S: Storage>() {
+    fn heavy<S: Storage>(mut q: Query<'_, '_, (&mut A, &B), (), S>) {
+        q.par_for_each(|(a, b)| {
+            for _ in 0..10 {
+                a.0 = (a.0 * 0.5 + b.0).sqrt();
+            }
+        });
+    }
+    fn batched<S: Storage>(mut q: Query<'_, '_, Mut<C>, (), S>) {
+        q.par_for_each_batched(BatchSize::Rows(3), |mut c| c.0 += 1.0);
+    }
+    let mut par_world = populated::<S>();
+    let mut seq_world = populated::<S>();
+    let mut s = Schedule::<S>::new();
+    s.add_system(heavy::<S>);
+    s.add_system(batched::<S>);
+    s.run(&mut par_world);
+    seq_world.query::<(&mut A, &B)>().for_each(|(a, b)| {
+        for _ in 0..10 {
+            a.0 = (a.0 * 0.5 + b.0).sqrt();
+        }
+    });
+    seq_world.query::<Mut<C>>().for_each(|mut c| c.0 += 1.0);
+    assert_eq!(snapshot(&mut par_world), snapshot(&mut seq_world));
+}
+
+fn par_for_each_visits_every_row_once<S: Storage>() {
+    use ecs_core::query::par::PARALLEL_MIN_ROWS;
+    // Two tables (archetype) / two driving sets, more rows than `Auto` keeps sequential.
+    let n = PARALLEL_MIN_ROWS / 2 + if cfg!(miri) { 8 } else { 3_000 };
+    let mut world = World::<S>::new();
+    world.spawn_batch((0..n).map(|i| (A(i as f32), B(0.0))));
+    world.spawn_batch((0..n).map(|i| (A((n + i) as f32),)));
+    let policies = [
+        BatchSize::Auto,
+        BatchSize::Measured,
+        BatchSize::Rows(if cfg!(miri) { 512 } else { 7 }),
+    ];
+    for batch in policies {
+        world
+            .query::<&mut A>()
+            .par_for_each_batched(batch, |a| a.0 += 0.25);
+    }
+    // A partly consumed iterator hands out only what is left.
+    let mut iter = world.query::<&mut A>();
+    let first = iter.next().map(|a| {
+        a.0 += 100.0;
+        a.0
+    });
+    iter.par_for_each(|a| a.0 += 1.0);
+    let mut values: Vec<f32> = world.query::<&A>().map(|a| a.0).collect();
+    values.sort_by(f32::total_cmp);
+    let mut expected: Vec<f32> = (0..2 * n).map(|i| i as f32 + 1.75).collect();
+    let moved = expected
+        .iter()
+        .position(|&v| Some(v + 99.0) == first)
+        .expect("the first item was one of them");
+    expected[moved] += 99.0;
+    expected.sort_by(f32::total_cmp);
+    assert_eq!(values, expected);
+}
