@@ -1,5 +1,6 @@
 //! Errors are values: every fallible world operation says what went wrong.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use crate::component::ComponentId;
@@ -14,8 +15,9 @@ pub enum EcsError {
     MissingComponent {
         /// The entity asked about.
         entity: Entity,
-        /// The component's name.
-        component: String,
+        /// The component's name (borrowed for Rust types, so a failed typed `remove` on a
+        /// hot path does not allocate).
+        component: Cow<'static, str>,
     },
     /// The id was not handed out by this world's registry.
     UnknownComponent(ComponentId),

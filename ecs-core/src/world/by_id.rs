@@ -136,7 +136,7 @@ impl<S: Storage> World<S> {
         if !unsafe { self.storage.remove_into(entity, id, out.ptr) } {
             return Err(EcsError::MissingComponent {
                 entity,
-                component: info.name().to_owned(),
+                component: info.name().to_owned().into(),
             });
         }
         // SAFETY: `remove_into` moved an initialised value of `id` into `out`.

@@ -338,7 +338,7 @@ impl<S: Storage> World<S> {
         self.check(entity)?;
         let missing = || EcsError::MissingComponent {
             entity,
-            component: std::any::type_name::<T>().to_owned(),
+            component: std::borrow::Cow::Borrowed(std::any::type_name::<T>()),
         };
         let id = self.components.id::<T>().ok_or_else(missing)?;
         let mut out = std::mem::MaybeUninit::<T>::uninit();
