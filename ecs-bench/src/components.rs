@@ -81,6 +81,39 @@ impl Component for B {
     const STORAGE: ecs_core::StorageKind = ecs_core::StorageKind::Sparse;
 }
 
+/// Seed 002: a crate's position. Tracks changes (`TRACK_CHANGES`), so writes through
+/// `Mut<CratePos>` are logged for `Changed<CratePos>`. A separate type from [`Position`] on
+/// purpose: the community workloads keep an untracked position, which pays nothing for
+/// tracking.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct CratePos(pub [f32; 3]);
+impl Component for CratePos {
+    const TRACK_CHANGES: bool = true;
+}
+
+/// Seed 002: a crate's sprite animation (current frame and playback speed). Tracks changes.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Animation {
+    /// Current frame of the sprite sheet.
+    pub frame: u32,
+    /// Frames per tick.
+    pub speed: f32,
+}
+impl Component for Animation {
+    const TRACK_CHANGES: bool = true;
+}
+
+/// Seed 002: a crate's collision box (axis-aligned, relative to its position) and layer mask.
+/// Untracked: crates never change shape.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Collision {
+    /// Half extents of the box.
+    pub half_extents: [f32; 2],
+    /// Which collision layers it is on (walls, attackable, ...).
+    pub layers: u32,
+}
+impl Component for Collision {}
+
 /// A component of `8 * WORDS` bytes (alignment 8), for seed 004's size sweep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Blob<const WORDS: usize>(pub [u64; WORDS]);

@@ -2,9 +2,12 @@
 //! baseline), described by a [`WorkloadInfo`], prepared untimed and then run timed.
 //!
 //! ```text
-//!  Workload::prepare::<S>(size) ──► Box<dyn Prepared> ──► run() (timed) ──► checksum() (untimed)
-//!  Workload::prepare_baseline(size) ─┘
+//!  Workload::prepare::<S>(size) ──► Box<dyn Prepared> ──► step() (untimed) ──► run() (timed) ──► checksum() (untimed)
+//!  Workload::prepare_baseline(size) ─┘                     └───────── once per run ─────────┘
 //! ```
+//!
+//! `step` is the rest of a frame around the timed system (seed 002 moves its 100 crates
+//! there before the render system runs); most workloads have none.
 //!
 //! [`DynWorkload`] erases the generic method so the registry can hold every workload in one
 //! list and a [`Runner`] picks the storage type at run time.
@@ -145,6 +148,10 @@ pub struct WorkloadInfo {
     /// prepared state). A body that creates its world is not: its second run would also drop
     /// the first run's world.
     pub repeatable: bool,
+    /// Whether [`Prepared::step`] does work: then every run is preceded by an untimed step,
+    /// and each run is timed on its own (two clock reads per run, a few tens of nanoseconds)
+    /// instead of a batch of runs being timed together.
+    pub stepped: bool,
     /// Whether the generic body runs on storage backends (false for baseline-only rows).
     pub on_backends: bool,
     /// Whether a hand-written baseline exists.
@@ -169,6 +176,9 @@ impl WorkloadInfo {
 
 /// A workload instance ready to be timed.
 pub trait Prepared {
+    /// Untimed work before every [`Prepared::run`]: the part of a frame that is not what the
+    /// workload measures (see [`WorkloadInfo::stepped`]). Nothing by default.
+    fn step(&mut self) {}
     /// The timed work. Results it needs for [`Prepared::checksum`] stay in `self`.
     fn run(&mut self);
     /// An order-independent digest of what `run` did (untimed). Every runner must agree.
@@ -275,10 +285,16 @@ pub struct Pending {
     pub reason: String,
 }
 
-/// Runs `workload` once on `runner` at `scale` and returns its checksum (tests use this).
+/// Runs `workload` once (its step, then its run) on `runner` at `scale` and returns its
+/// checksum (tests use this).
 pub fn checksum_once(workload: &dyn DynWorkload, runner: Runner, scale: Scale) -> Option<u64> {
-    let size = workload.info().sizes.get(scale);
+    checksum_at(workload, runner, workload.info().sizes.get(scale))
+}
+
+/// Like [`checksum_once`] at an explicit size.
+pub fn checksum_at(workload: &dyn DynWorkload, runner: Runner, size: usize) -> Option<u64> {
     let mut prepared = workload.prepare_on(runner, size)?;
+    prepared.step();
     prepared.run();
     Some(prepared.checksum())
 }

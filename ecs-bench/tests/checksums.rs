@@ -1,7 +1,7 @@
 //! Every workload computes the same checksum on every runner: each backend (the reference
 //! `VecStorage` included) and the hand-written baseline where there is one.
 
-use ecs_bench::workload::checksum_once;
+use ecs_bench::workload::{checksum_at, checksum_once};
 use ecs_bench::workloads::registry;
 use ecs_bench::{Runner, Scale};
 
@@ -60,11 +60,7 @@ fn checksums_depend_on_the_work() {
         } else {
             Runner::Baseline
         };
-        let run = |size| {
-            let mut prepared = workload.prepare_on(runner, size).expect("runs");
-            prepared.run();
-            prepared.checksum()
-        };
+        let run = |size| checksum_at(workload.as_ref(), runner, size).expect("runs");
         assert_ne!(
             run(info.sizes.test),
             run(info.sizes.test + 1),

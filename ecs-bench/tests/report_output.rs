@@ -28,6 +28,7 @@ fn writes_every_output_file() {
         "report.json",
         "chart-community.svg",
         "chart-seed000.svg",
+        "chart-seed002.svg",
         "chart-seed003.svg",
         "chart-seed004.svg",
         "memory-heatmap.svg",
@@ -45,7 +46,9 @@ fn writes_every_output_file() {
     for expected in [
         "simple_iter",
         "measured elsewhere",
-        "sequential until the scheduler lands",
+        "`ecs_core::Schedule`, ab and cd in one parallel wave",
+        "crates_render_changed",
+        "**crates: changed/scan**",
         "serialize",
         "not yet available",
         "memory, sparse set vs linear array",

@@ -4,9 +4,10 @@
 //! Under `cargo bench` the workloads run at full size. Under `cargo test --benches` criterion
 //! runs each benchmark once; the sizes are then the tiny test sizes so CI only checks that
 //! every bench still works. Before timing, every runner's checksum is compared with the
-//! others'; a disagreement panics.
+//! others'; a disagreement panics. A stepped workload (seed 002's crates) runs its untimed
+//! step before every timed run, as in the report.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use criterion::{BatchSize, Criterion};
 use ecs_bench::workload::Family;
@@ -37,6 +38,7 @@ fn verify_checksums(workload: &dyn DynWorkload, runners: &[Runner], size: usize)
     let mut sums = Vec::new();
     for &runner in runners {
         if let Some(mut prepared) = workload.prepare_on(runner, size) {
+            prepared.step();
             prepared.run();
             sums.push((runner.name(), prepared.checksum()));
         }
@@ -59,13 +61,33 @@ pub fn bench_family(c: &mut Criterion, family: Family) {
         let mut group = c.benchmark_group(info.path());
         for &runner in runners.iter().filter(|&&r| info.runs_on(r)) {
             let workload = workload.as_ref();
-            if info.repeatable {
+            if info.repeatable && info.stepped {
+                // Each run after its untimed step, timed on its own.
+                let mut prepared = workload.prepare_on(runner, size).expect("runner runs it");
+                group.bench_function(runner.name(), |b| {
+                    b.iter_custom(|iterations| {
+                        let mut elapsed = Duration::ZERO;
+                        for _ in 0..iterations {
+                            prepared.step();
+                            let start = Instant::now();
+                            prepared.run();
+                            elapsed += start.elapsed();
+                        }
+                        elapsed
+                    })
+                });
+            } else if info.repeatable {
                 let mut prepared = workload.prepare_on(runner, size).expect("runner runs it");
                 group.bench_function(runner.name(), |b| b.iter(|| prepared.run()));
             } else {
                 group.bench_function(runner.name(), |b| {
                     b.iter_batched(
-                        || workload.prepare_on(runner, size).expect("runner runs it"),
+                        || {
+                            let mut prepared =
+                                workload.prepare_on(runner, size).expect("runner runs it");
+                            prepared.step();
+                            prepared
+                        },
                         |mut prepared| {
                             prepared.run();
                             prepared

@@ -4,6 +4,7 @@ use std::fmt::Write;
 
 use super::model::{Report, WorkloadReport};
 use crate::workload::Family;
+use crate::workloads::seed002;
 use crate::workloads::seed004_memory::{MemoryTable, SIZES, UTILISATIONS};
 
 /// `1.23 ms`, `45.6 µs`, `789 ns`, `1.234 s`.
@@ -126,6 +127,11 @@ fn render_family(out: &mut String, report: &Report, family: Family) {
         .collect();
     if !notes.is_empty() {
         let _ = writeln!(out, "\n{}", notes.join("\n"));
+    }
+    if family == Family::Seed002 {
+        if let Some(line) = seed002::ratio_line(workloads.iter().copied()) {
+            let _ = writeln!(out, "\n{line}");
+        }
     }
     if !pending.is_empty() {
         let _ = writeln!(out, "\n| slot | what it will measure | status |");

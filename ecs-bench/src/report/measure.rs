@@ -8,6 +8,10 @@
 //! that many freshly prepared states, run back to back. Samples then go round the runners in
 //! a rotating order (`sample i` starts with runner `i mod R`), and the median per run is what
 //! the report shows.
+//!
+//! A *stepped* workload ([`crate::workload::WorkloadInfo::stepped`]) has untimed work before
+//! every run (`Prepared::step`): its runs are then timed one by one, the step between them
+//! left out of the clock.
 
 use std::time::{Duration, Instant};
 
@@ -129,6 +133,7 @@ fn calibrate(
     settings: &Settings,
 ) -> Option<Calibration> {
     let mut prepared = workload.prepare_on(runner, size)?;
+    prepared.step();
     let region = Region::start();
     let start = Instant::now();
     prepared.run();
@@ -160,23 +165,35 @@ fn sample(
 ) -> Option<(f64, bool)> {
     let batch = calibration.batch;
     let runner = calibration.runner;
-    if workload.info().repeatable {
+    let info = workload.info();
+    if info.repeatable {
         let mut prepared = workload.prepare_on(runner, size)?;
+        prepared.step();
         let start = Instant::now();
         prepared.run();
         let mut elapsed = start.elapsed();
         let ok = prepared.checksum() == calibration.checksum;
-        let start = Instant::now();
-        for _ in 1..batch {
-            prepared.run();
+        if info.stepped {
+            for _ in 1..batch {
+                prepared.step();
+                let start = Instant::now();
+                prepared.run();
+                elapsed += start.elapsed();
+            }
+        } else {
+            let start = Instant::now();
+            for _ in 1..batch {
+                prepared.run();
+            }
+            elapsed += start.elapsed();
         }
-        elapsed += start.elapsed();
         drop(prepared);
         Some((elapsed.as_nanos() as f64 / batch as f64, ok))
     } else {
         let mut states: Vec<Box<dyn Prepared>> = (0..batch)
             .map(|_| workload.prepare_on(runner, size))
             .collect::<Option<_>>()?;
+        states.iter_mut().for_each(|p| p.step());
         let start = Instant::now();
         for prepared in &mut states {
             prepared.run();

@@ -1,7 +1,7 @@
 //! The community-standard set: the shapes of ecs_bench_suite (simple_insert, simple_iter,
 //! fragmented_iter, heavy_compute, add_remove, schedule; serialize is a pending slot).
 
-use ecs_core::{Entity, Storage, World};
+use ecs_core::{BatchSize, Entity, Query, Storage, World};
 use rayon::prelude::*;
 
 use super::matrix::{invert, transform_vector3};
@@ -49,13 +49,16 @@ pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
             info(
                 f,
                 "heavy_compute",
-                "in parallel (rayon), invert each entity's 4×4 Transform 100 times",
+                "in parallel (par_for_each), invert each entity's 4×4 Transform 100 times",
                 sizes(1_000, 1_000, 16),
                 "entities",
             )
             .repeatable()
             .baseline()
-            .note("rayon over the query's collected items until par_for_each lands"),
+            .note(
+                "backends: `par_for_each_batched(BatchSize::Measured)` over the query; \
+                 baseline: rayon `par_iter_mut` over a `Vec`",
+            ),
         )),
         Box::new(AddRemove(
             info(
@@ -71,13 +74,17 @@ pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
             info(
                 f,
                 "schedule",
-                "three systems swapping (A,B), (C,D), (C,E) over 4 groups of n entities",
+                "a Schedule of three systems swapping (A,B), (C,D), (C,E) over 4 groups of n \
+                 entities",
                 sizes(10_000, 10_000, 100),
                 "entities per group",
             )
             .repeatable()
             .baseline()
-            .note("sequential until the scheduler lands"),
+            .note(
+                "backends: `ecs_core::Schedule`, ab and cd in one parallel wave, then ce; \
+                 baseline: the same three loops, ab and cd under `rayon::join`, then ce",
+            ),
         )),
     ]
 }
@@ -283,9 +290,11 @@ impl Workload for HeavyCompute {
         prepared(
             world,
             |world| {
-                let mut items: Vec<(&mut Position, &mut Transform)> =
-                    world.query::<(&mut Position, &mut Transform)>().collect();
-                items.par_iter_mut().for_each(|(p, t)| heavy_body(p, t));
+                // 100 inversions per row: heavy enough that even 1,000 rows are worth
+                // splitting, so the batch size comes from timing the first rows.
+                world
+                    .query::<(&mut Position, &mut Transform)>()
+                    .par_for_each_batched(BatchSize::Measured, |(p, t)| heavy_body(p, t));
             },
             |world| {
                 let items: Vec<(Position, Transform)> = world
@@ -359,29 +368,37 @@ impl Workload for AddRemove {
     }
 }
 
-/// `schedule`: the three systems of ecs_bench_suite, run one after the other.
+/// `schedule`: the three systems of ecs_bench_suite on an [`ecs_core::Schedule`]. `ab`
+/// writes (A, B) and `cd` writes (C, D), so they share the first wave and run in parallel;
+/// `ce` writes C and E, conflicts with `cd` and runs in the second wave.
 pub struct Schedule(WorkloadInfo);
 
 pub(crate) fn value(i: usize, k: usize) -> f32 {
     (i * 4 + k) as f32
 }
 
-fn system_ab<S: Storage>(world: &mut World<S>) {
-    world
-        .query::<(&mut A, &mut B)>()
-        .for_each(|(a, b)| std::mem::swap(&mut a.0, &mut b.0));
+fn system_ab<S: Storage>(mut q: Query<'_, '_, (&mut A, &mut B), (), S>) {
+    q.for_each(|(a, b)| std::mem::swap(&mut a.0, &mut b.0));
 }
 
-fn system_cd<S: Storage>(world: &mut World<S>) {
-    world
-        .query::<(&mut C, &mut D)>()
-        .for_each(|(c, d)| std::mem::swap(&mut c.0, &mut d.0));
+fn system_cd<S: Storage>(mut q: Query<'_, '_, (&mut C, &mut D), (), S>) {
+    q.for_each(|(c, d)| std::mem::swap(&mut c.0, &mut d.0));
 }
 
-fn system_ce<S: Storage>(world: &mut World<S>) {
-    world
-        .query::<(&mut C, &mut E)>()
-        .for_each(|(c, e)| std::mem::swap(&mut c.0, &mut e.0));
+fn system_ce<S: Storage>(mut q: Query<'_, '_, (&mut C, &mut E), (), S>) {
+    q.for_each(|(c, e)| std::mem::swap(&mut c.0, &mut e.0));
+}
+
+/// The three systems, in ecs_bench_suite's order, on a schedule initialised for `world`.
+fn build_schedule<S: Storage>(world: &mut World<S>) -> ecs_core::Schedule<S> {
+    let mut schedule = ecs_core::Schedule::<S>::new();
+    schedule.add_system(system_ab::<S>);
+    schedule.add_system(system_cd::<S>);
+    schedule.add_system(system_ce::<S>);
+    schedule
+        .initialize(world)
+        .expect("the schedule's systems do not conflict internally");
+    schedule
 }
 
 /// One entity's letters A..E (absent ones as `None`), hashed.
@@ -431,14 +448,11 @@ impl Workload for Schedule {
                 E(value(i, 3)),
             )
         }));
+        let schedule = build_schedule(&mut world);
         prepared(
-            world,
-            |world| {
-                system_ab(world);
-                system_cd(world);
-                system_ce(world);
-            },
-            |world| {
+            (world, schedule),
+            |(world, schedule)| schedule.run(world),
+            |(world, _)| {
                 let mut digest = Digest::default();
                 type Letters<'a> = (&'a A, &'a B, Option<&'a C>, Option<&'a D>, Option<&'a E>);
                 let count = world.query::<Letters>().fold(0, |count, (a, b, c, d, e)| {
@@ -467,20 +481,22 @@ impl Workload for Schedule {
         Some(prepared(
             groups,
             |g| {
-                // ab over every group.
-                let [a, b] = &mut g.ab;
-                swap_columns(a, b);
-                let [a, b, _] = &mut g.abc;
-                swap_columns(a, b);
-                let [a, b, _, _] = &mut g.abcd;
-                swap_columns(a, b);
-                let [a, b, _, _] = &mut g.abce;
-                swap_columns(a, b);
-                // cd, then ce.
-                let [_, _, c, d] = &mut g.abcd;
-                swap_columns(c, d);
-                let [_, _, c, e] = &mut g.abce;
-                swap_columns(c, e);
+                // As the schedule runs them: ab (every group) beside cd, then ce.
+                let [a0, b0] = &mut g.ab;
+                let [a1, b1, _] = &mut g.abc;
+                let [a2, b2, c2, d2] = &mut g.abcd;
+                let [a3, b3, _, _] = &mut g.abce;
+                rayon::join(
+                    || {
+                        swap_columns(a0, b0);
+                        swap_columns(a1, b1);
+                        swap_columns(a2, b2);
+                        swap_columns(a3, b3);
+                    },
+                    || swap_columns(c2, d2),
+                );
+                let [_, _, c3, e3] = &mut g.abce;
+                swap_columns(c3, e3);
             },
             |g| {
                 let mut digest = Digest::default();
@@ -519,5 +535,22 @@ impl Workload for Schedule {
                 digest.finish(count)
             },
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schedule_runs_ab_beside_cd_then_ce() {
+        let mut world = World::<ecs_core::testing::VecStorage>::new();
+        let mut schedule = build_schedule(&mut world);
+        let waves: Vec<Vec<usize>> = schedule
+            .waves()
+            .iter()
+            .map(|wave| wave.iter().map(|id| id.index()).collect())
+            .collect();
+        assert_eq!(waves, vec![vec![0, 1], vec![2]]);
     }
 }

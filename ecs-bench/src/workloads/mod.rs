@@ -6,6 +6,7 @@
 pub mod community;
 pub mod matrix;
 pub mod seed000;
+pub mod seed002;
 pub mod seed003;
 pub mod seed004;
 pub mod seed004_memory;
@@ -16,6 +17,7 @@ use crate::workload::{Anchor, DynWorkload, Family, Pending, Sizes, WorkloadInfo}
 pub fn registry() -> Vec<Box<dyn DynWorkload>> {
     let mut all = community::workloads();
     all.extend(seed000::workloads());
+    all.extend(seed002::workloads());
     all.extend(seed003::workloads());
     all.extend(seed004::workloads());
     all
@@ -49,17 +51,11 @@ pub fn pending() -> Vec<Pending> {
             "named component instances from 75 templates, 10k … 10.24M entities",
             "not yet available: named instances and the prototype-chain index arrive later",
         ),
-        slot(
-            Family::Seed002,
-            "crates",
-            "100,000 static crates, 100 moving; render system over changed Position/Animation",
-            "not yet available: change tracking arrives with the change-detection issue",
-        ),
     ]
 }
 
 /// Starts a [`WorkloadInfo`] with the common defaults (backends only, not repeatable, no
-/// baseline, anchor or note).
+/// step, baseline, anchor or note).
 pub(crate) fn info(
     family: Family,
     name: impl Into<String>,
@@ -76,6 +72,7 @@ pub(crate) fn info(
         anchor: None,
         note: None,
         repeatable: false,
+        stepped: false,
         on_backends: true,
         has_baseline: false,
     }
@@ -84,6 +81,7 @@ pub(crate) fn info(
 /// Builder-style setters for [`WorkloadInfo`], used by the family files.
 pub(crate) trait InfoExt {
     fn repeatable(self) -> Self;
+    fn stepped(self) -> Self;
     fn baseline(self) -> Self;
     fn baseline_only(self) -> Self;
     fn anchor(self, value: &'static str, source: &'static str) -> Self;
@@ -93,6 +91,10 @@ pub(crate) trait InfoExt {
 impl InfoExt for WorkloadInfo {
     fn repeatable(mut self) -> Self {
         self.repeatable = true;
+        self
+    }
+    fn stepped(mut self) -> Self {
+        self.stepped = true;
         self
     }
     fn baseline(mut self) -> Self {
