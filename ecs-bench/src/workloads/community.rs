@@ -33,6 +33,32 @@ pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
             )
             .repeatable()
             .baseline(),
+            false,
+        )),
+        Box::new(SimpleIter(
+            info(
+                f,
+                "small_iter_seq",
+                "simple_iter over a few hundred entities, sequential for_each",
+                sizes(300, 300, 50),
+                "entities",
+            )
+            .repeatable()
+            .baseline(),
+            false,
+        )),
+        Box::new(SimpleIter(
+            info(
+                f,
+                "small_iter_par",
+                "simple_iter over a few hundred entities through par_for_each (default batching)",
+                sizes(300, 300, 50),
+                "entities",
+            )
+            .repeatable()
+            .baseline()
+            .note("compare with small_iter_seq: par_for_each must not be slower on small queries"),
+            true,
         )),
         Box::new(FragmentedIter(
             info(
@@ -165,8 +191,8 @@ impl Workload for SimpleInsert {
     }
 }
 
-/// `simple_iter`.
-pub struct SimpleIter(WorkloadInfo);
+/// `simple_iter` (and its small variants); the flag runs it through `par_for_each`.
+pub struct SimpleIter(WorkloadInfo, bool);
 
 impl Workload for SimpleIter {
     fn info(&self) -> &WorkloadInfo {
@@ -176,19 +202,28 @@ impl Workload for SimpleIter {
     fn prepare<S: Storage>(&self, n: usize) -> Box<dyn Prepared> {
         let mut world = World::<S>::new();
         world.spawn_batch((0..n).map(insert_bundle));
-        prepared(
-            world,
-            |world| {
-                world
-                    .query::<(&Velocity, &mut Position)>()
-                    .for_each(|(v, p)| {
-                        p.0[0] += v.0[0];
-                        p.0[1] += v.0[1];
-                        p.0[2] += v.0[2];
-                    });
-            },
-            world_positions,
-        )
+        let step = |(v, p): (&Velocity, &mut Position)| {
+            p.0[0] += v.0[0];
+            p.0[1] += v.0[1];
+            p.0[2] += v.0[2];
+        };
+        if self.1 {
+            prepared(
+                world,
+                move |world| {
+                    world
+                        .query::<(&Velocity, &mut Position)>()
+                        .par_for_each(step)
+                },
+                world_positions,
+            )
+        } else {
+            prepared(
+                world,
+                move |world| world.query::<(&Velocity, &mut Position)>().for_each(step),
+                world_positions,
+            )
+        }
     }
 
     fn prepare_baseline(&self, n: usize) -> Option<Box<dyn Prepared>> {
