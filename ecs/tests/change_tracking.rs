@@ -6,23 +6,9 @@
 use ecs_core::prelude::*;
 use ecs_core::storage::Storage;
 
-/// Instantiates each generic test for every backend (add a backend: one more module).
-macro_rules! backends {
-    ($($func:ident),* $(,)?) => {
-        mod reference {
-            $(#[test] fn $func() { super::$func::<ecs_core::testing::VecStorage>() })*
-        }
-        mod sparse {
-            $(#[test] fn $func() { super::$func::<ecs_sparse::SparseStorage>() })*
-        }
-        mod archetype {
-            $(#[test] fn $func() { super::$func::<ecs_archetype::ArchetypeStorage>() })*
-        }
-        mod hybrid {
-            $(#[test] fn $func() { super::$func::<ecs_archetype::HybridStorage>() })*
-        }
-    };
-}
+#[path = "common/backends.rs"]
+#[macro_use]
+mod backends;
 
 backends! {
     system_a_before_system_b,

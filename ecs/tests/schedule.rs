@@ -7,23 +7,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use ecs_core::prelude::*;
 use ecs_core::storage::Storage;
 
-/// Instantiates each generic test for every backend (add a backend: one more module).
-macro_rules! backends {
-    ($($func:ident),* $(,)?) => {
-        mod reference {
-            $(#[test] fn $func() { super::$func::<ecs_core::testing::VecStorage>() })*
-        }
-        mod sparse {
-            $(#[test] fn $func() { super::$func::<ecs_sparse::SparseStorage>() })*
-        }
-        mod archetype {
-            $(#[test] fn $func() { super::$func::<ecs_archetype::ArchetypeStorage>() })*
-        }
-        mod hybrid {
-            $(#[test] fn $func() { super::$func::<ecs_archetype::HybridStorage>() })*
-        }
-    };
-}
+#[path = "common/backends.rs"]
+#[macro_use]
+mod backends;
 
 backends! {
     parallel_schedule_equals_sequential,

@@ -12,23 +12,9 @@ mod queries;
 mod rng;
 mod stale;
 
-/// Instantiates each generic test for every backend.
-macro_rules! backends {
-    ($($module:ident :: $func:ident => $name:ident),* $(,)?) => {
-        mod reference {
-            $(#[test] fn $name() { crate::$module::$func::<ecs_core::testing::VecStorage>() })*
-        }
-        mod sparse {
-            $(#[test] fn $name() { crate::$module::$func::<ecs_sparse::SparseStorage>() })*
-        }
-        mod archetype {
-            $(#[test] fn $name() { crate::$module::$func::<ecs_archetype::ArchetypeStorage>() })*
-        }
-        mod hybrid {
-            $(#[test] fn $name() { crate::$module::$func::<ecs_archetype::HybridStorage>() })*
-        }
-    };
-}
+#[path = "../common/backends.rs"]
+#[macro_use]
+mod backends;
 
 backends! {
     model::random_operations_match_hashmap_model => model_100k_ops,
