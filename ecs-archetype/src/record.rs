@@ -48,13 +48,19 @@ impl Records {
     /// Sets the record at `index`, growing the array as needed.
     #[inline]
     pub(crate) fn set(&mut self, index: usize, table: TableId, row: usize) {
-        if self.slots.len() <= index {
-            self.grow(index);
-        }
-        self.slots[index] = Record {
+        let record = Record {
             table,
             row: row as u32,
         };
+        // A fresh index is usually the next one: push without the cold call.
+        if index == self.slots.len() {
+            self.slots.push(record);
+            return;
+        }
+        if self.slots.len() < index {
+            self.grow(index);
+        }
+        self.slots[index] = record;
     }
 
     #[cold]

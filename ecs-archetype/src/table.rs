@@ -90,9 +90,17 @@ pub(crate) struct RowMove {
 pub struct Table {
     id: TableId,
     components: Box<[ComponentId]>,
+    /// `column_of[c]` is the column of component index `c`, or [`NO_COLUMN`]; as long as the
+    /// largest component index in the table plus one (a table's set never changes, so a larger
+    /// index is never in it). Makes `column_index` one load instead of a binary search on
+    /// every `World::get`.
+    column_of: Box<[u16]>,
     columns: Box<[BlobVec]>,
     entities: Vec<Entity>,
 }
+
+/// "Not in this table" in [`Table`]'s `column_of`.
+const NO_COLUMN: u16 = u16::MAX;
 
 impl Table {
     /// An empty table for the sorted set `components`, every one known to `index`.
@@ -103,9 +111,15 @@ impl Table {
     ) -> Table {
         debug_assert!(components.windows(2).all(|w| w[0] < w[1]), "unsorted set");
         let columns = components.iter().map(|&c| index.new_column(c)).collect();
+        let len = components.last().map_or(0, |c| c.index() + 1);
+        let mut column_of = vec![NO_COLUMN; len].into_boxed_slice();
+        for (column, c) in components.iter().enumerate() {
+            column_of[c.index()] = u16::try_from(column).expect("more than 65,535 components");
+        }
         Table {
             id,
             components,
+            column_of,
             columns,
             entities: Vec::new(),
         }
@@ -141,10 +155,13 @@ impl Table {
         &self.entities
     }
 
-    /// The column holding `component`, if the table has it (binary search over the sorted ids).
+    /// The column holding `component`, if the table has it (one look-up, no search).
     #[inline]
     pub fn column_index(&self, component: ComponentId) -> Option<usize> {
-        self.components.binary_search(&component).ok()
+        match self.column_of.get(component.index()) {
+            Some(&column) if column != NO_COLUMN => Some(usize::from(column)),
+            _ => None,
+        }
     }
 
     /// Whether the table's archetype includes `component`.
@@ -172,6 +189,7 @@ impl Table {
     }
 
     /// Makes room for `additional` more rows in every column and the entity vector.
+    #[inline]
     pub(crate) fn reserve(&mut self, additional: usize) {
         self.entities.reserve(additional);
         for column in self.columns.iter_mut() {

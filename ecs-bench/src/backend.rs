@@ -104,7 +104,7 @@ pub enum Runner {
     Backend(Backend),
     /// Hand-written `Vec`s with no ECS: the floor a backend is measured against.
     Baseline,
-    /// Another ECS crate (feature `peers`), on the community-standard workloads.
+    /// Another ECS crate (feature `peers`), on the workloads in [`crate::peers::WORKLOADS`].
     Peer(Peer),
 }
 

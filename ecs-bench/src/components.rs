@@ -44,6 +44,10 @@ impl Component for Velocity {}
 
 /// Hit points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(
+    feature = "peers",
+    derive(bevy_ecs::component::Component, shipyard::Component)
+)]
 pub struct Health(pub u32);
 impl Component for Health {}
 

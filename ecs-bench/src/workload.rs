@@ -169,7 +169,7 @@ impl WorkloadInfo {
         match runner {
             Runner::Backend(_) => self.on_backends,
             Runner::Baseline => self.has_baseline,
-            Runner::Peer(peer) => self.family == Family::Community && peer.runs(&self.name),
+            Runner::Peer(peer) => peer.runs(&self.name),
         }
     }
 }

@@ -105,6 +105,7 @@ impl BlobVec {
     }
 
     /// Makes room for `additional` more items.
+    #[inline]
     pub fn reserve(&mut self, additional: usize) {
         let needed = self.len.checked_add(additional).expect("capacity overflow");
         if needed > self.cap {
@@ -113,6 +114,7 @@ impl BlobVec {
     }
 
     /// Makes room for exactly `additional` more items (no doubling).
+    #[inline]
     pub fn reserve_exact(&mut self, additional: usize) {
         let needed = self.len.checked_add(additional).expect("capacity overflow");
         if needed > self.cap {

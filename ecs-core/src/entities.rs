@@ -162,7 +162,8 @@ impl Entities {
         self.alloc_fresh()
     }
 
-    #[cold]
+    // Not `#[cold]`: every spawn into a growing world comes here.
+    #[inline]
     fn alloc_fresh(&mut self) -> Entity {
         let index = u32::try_from(self.dense.len())
             .ok()

@@ -136,6 +136,10 @@ impl QueryDescriptor {
 /// Implementors promise, and [`World`](crate::World) relies on it for memory safety:
 /// * `get_ptr(e, c)` returns a pointer to an initialised value of component `c`, valid until
 ///   the next `&mut self` call; pointers for distinct `(e, c)` pairs never overlap.
+/// * The storage holds exactly the entities spawned into it and not yet despawned, and
+///   `get_ptr` / `contains` compare the whole handle (index and generation): a stale handle
+///   whose index was reused answers `None` / `false`. `World::get` relies on this instead of
+///   checking liveness a second time.
 /// * Pointers returned through `&self` (from `get_ptr` and chunks) may be written through by
 ///   the caller while it holds the storage borrowed exclusively: the values must live in
 ///   memory not covered by the `&self` borrow (raw allocations such as

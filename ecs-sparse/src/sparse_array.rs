@@ -1,7 +1,7 @@
 //! `SparseArray`: the paged map from entity index to dense position.
 //!
 //! A sparse set needs, for every entity index, "where in the dense arrays is this entity?".
-//! A flat `Vec<u32>` indexed by entity index answers in one load but costs 4 bytes for every
+//! A flat `Vec<u64>` indexed by entity index answers in one load but costs 8 bytes for every
 //! index up to the largest one ever stored, even when the component is rare. Splitting the
 //! index space into fixed-size *pages* and allocating a page only when an index in it is
 //! first written keeps the one-load look-up (plus one pointer hop) while a component held by
@@ -13,10 +13,10 @@
 //!   pages:  [ Some ]   [ None ]   [ Some ]   [ None ]     one pointer per 1024 indices
 //!              |                     |
 //!              v                     v
-//!   page 0: [ 0 | ∅ | 4 | ∅ | ...]  page 2: [ ∅ | ∅ | ∅ | 1 | ...]   1024 × u32 each
+//!   page 0: [ 0 | ∅ | 4 | ∅ | ...]  page 2: [ ∅ | ∅ | ∅ | 1 | ...]   1024 × u64 each
 //!             0   1   2   3                  2048       2051
 //!
-//!   ∅ = ABSENT (u32::MAX): no dense position for this index.
+//!   ∅ = ABSENT (u64::MAX): no value for this index.
 //!   index 2 -> dense 4, index 2051 -> dense 1, index 1030 -> page 1 missing -> absent.
 //! ```
 //!
@@ -29,20 +29,21 @@
 //! indices are reused (the entity allocator recycles indices), so memory is reused rather
 //! than returned and re-requested. The page table itself is 8 bytes per 1024 indices.
 //!
-//! This layer knows nothing of entities' generations or of component values; it is pure
+//! Entries are 64-bit so a sparse set can keep the entity's generation beside the dense
+//! position (see `SparseSet`); this layer knows nothing of what the bits mean, it is pure
 //! index arithmetic. It needs no `unsafe`.
 
 /// Log2 of [`PAGE_SIZE`].
 const PAGE_BITS: u32 = 10;
 
-/// Entries per page: 1024 `u32`s, i.e. 4 KiB, one OS page.
+/// Entries per page: 1024 `u64`s, i.e. 8 KiB, two OS pages.
 pub const PAGE_SIZE: usize = 1 << PAGE_BITS;
 
-/// The entry value meaning "this index has no dense position".
-pub const ABSENT: u32 = u32::MAX;
+/// The entry value meaning "this index has no value".
+pub const ABSENT: u64 = u64::MAX;
 
 /// One page of entries.
-type Page = [u32; PAGE_SIZE];
+type Page = [u64; PAGE_SIZE];
 
 /// The page holding `index`.
 #[inline]
@@ -56,7 +57,7 @@ pub const fn offset_in_page(index: u32) -> usize {
     index as usize & (PAGE_SIZE - 1)
 }
 
-/// A map from `u32` index to `u32` value with pages allocated on first write.
+/// A map from `u32` index to `u64` value with pages allocated on first write.
 ///
 /// # Invariants
 /// * `pages[p]` is `Some` exactly for the pages that have been written through
@@ -75,7 +76,7 @@ impl SparseArray {
 
     /// The value stored for `index`, or `None` when absent. Never allocates.
     #[inline]
-    pub fn get(&self, index: u32) -> Option<u32> {
+    pub fn get(&self, index: u32) -> Option<u64> {
         let page = self.pages.get(page_of(index))?.as_deref()?;
         let value = page[offset_in_page(index)];
         (value != ABSENT).then_some(value)
@@ -84,13 +85,13 @@ impl SparseArray {
     /// The entry for `index`, allocating its page (and growing the page table) on first use;
     /// [`ABSENT`] in the entry means "no value". EnTT calls this `assure_at_least`.
     #[inline]
-    pub fn entry_mut(&mut self, index: u32) -> &mut u32 {
+    pub fn entry_mut(&mut self, index: u32) -> &mut u64 {
         &mut self.page_mut(page_of(index))[offset_in_page(index)]
     }
 
     /// Marks `index` absent and returns its old value. Never allocates.
     #[inline]
-    pub fn remove(&mut self, index: u32) -> Option<u32> {
+    pub fn remove(&mut self, index: u32) -> Option<u64> {
         let page = self.pages.get_mut(page_of(index))?.as_deref_mut()?;
         let old = std::mem::replace(&mut page[offset_in_page(index)], ABSENT);
         (old != ABSENT).then_some(old)
@@ -125,7 +126,7 @@ impl SparseArray {
 /// A fresh page with every entry absent.
 #[cold]
 fn new_page() -> Box<Page> {
-    // Built through a `Vec` so the 4 KiB array is never placed on the stack.
+    // Built through a `Vec` so the 8 KiB array is never placed on the stack.
     vec![ABSENT; PAGE_SIZE]
         .into_boxed_slice()
         .try_into()

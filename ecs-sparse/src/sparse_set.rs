@@ -39,17 +39,28 @@ use ecs_core::Entity;
 
 use crate::sparse_array::{SparseArray, ABSENT};
 
+/// The sparse entry of `entity` at dense position `pos`: its generation in the high half,
+/// the position in the low half.
+#[inline]
+fn slot_of(entity: Entity, pos: usize) -> u64 {
+    (u64::from(entity.generation()) << 32) | pos as u64
+}
+
 /// The values of one component, keyed by entity.
 ///
 /// # Invariants
 /// * **Parallel dense arrays**: `entities.len() == data.len()`; `data` item `p` is the
 ///   component value of `entities[p]`, an initialised value of `component`'s layout.
 /// * **Sparse and dense agree**: for every position `p`,
-///   `sparse.get(entities[p].index()) == Some(p)`; every non-absent sparse entry `i -> p`
-///   has `p < len` and `entities[p].index() == i`. Hence no two dense entities share an
-///   index.
-/// * **Positions fit**: `len < ABSENT`, so every position is a `u32` distinct from the
-///   sentinel.
+///   `sparse.get(entities[p].index()) == Some(slot(entities[p], p))`, where
+///   [`slot_of`] packs the entity's generation (high 32 bits) beside the position (low 32);
+///   every non-absent sparse entry for index `i` holds a position `p < len` with
+///   `entities[p].index() == i` and the generation of `entities[p]`. Hence no two dense
+///   entities share an index, and a handle whose index *and* generation match the entry is
+///   the held entity: `dense_index` validates a handle without reading `entities` (one
+///   dependent cache miss fewer on every look-up by handle).
+/// * **Positions fit**: `len < u32::MAX`, so every position is a `u32` and no packed entry
+///   equals [`ABSENT`] (whose low half is `u32::MAX`).
 ///
 /// Every mutating method re-establishes these before running user code (a value's `Drop`),
 /// so a panicking `Drop` leaves the set consistent.
@@ -119,8 +130,8 @@ impl SparseSet {
     /// exact handle (generation included).
     #[inline]
     pub fn dense_index(&self, entity: Entity) -> Option<usize> {
-        let pos = self.sparse.get(entity.index())? as usize;
-        (self.entities.get(pos) == Some(&entity)).then_some(pos)
+        let entry = self.sparse.get(entity.index())?;
+        ((entry >> 32) as u32 == entity.generation()).then_some(entry as u32 as usize)
     }
 
     /// Whether the set holds `entity` (a stale handle to a reused index is not held).
@@ -133,8 +144,8 @@ impl SparseSet {
     #[inline]
     pub fn get_ptr(&self, entity: Entity) -> Option<NonNull<u8>> {
         let pos = self.dense_index(entity)?;
-        // SAFETY: `dense_index` checked `pos < entities.len()`, which equals `data.len()`
-        // (parallel dense arrays).
+        // SAFETY: a non-absent entry's position is below `entities.len()` (sparse and dense
+        // agree), which equals `data.len()` (parallel dense arrays).
         Some(unsafe { self.data.get_unchecked(pos) })
     }
 
@@ -178,7 +189,7 @@ impl SparseSet {
     unsafe fn insert_with(&mut self, entity: Entity, push: impl FnOnce(&mut BlobVec)) {
         let pos = u32::try_from(self.entities.len())
             .ok()
-            .filter(|&pos| pos != ABSENT)
+            .filter(|&pos| pos != u32::MAX)
             .expect("a sparse set holds at most u32::MAX - 1 values");
         self.entities.reserve(1);
         self.data.reserve(1);
@@ -189,7 +200,7 @@ impl SparseSet {
             entity.index()
         );
         push(&mut self.data);
-        *slot = pos;
+        *slot = slot_of(entity, pos as usize);
         self.entities.push(entity);
     }
 
@@ -203,7 +214,7 @@ impl SparseSet {
         self.entities.swap_remove(pos);
         if let Some(moved) = self.entities.get(pos) {
             // `moved` is in the set, so its page exists: no allocation here.
-            *self.sparse.entry_mut(moved.index()) = pos as u32;
+            *self.sparse.entry_mut(moved.index()) = slot_of(*moved, pos);
         }
         Some(pos)
     }

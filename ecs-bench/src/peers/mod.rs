@@ -13,9 +13,15 @@
 #[cfg(feature = "peers")]
 mod bevy;
 #[cfg(feature = "peers")]
+mod bevy_seeds;
+#[cfg(feature = "peers")]
 mod hecs;
 #[cfg(feature = "peers")]
+mod hecs_seeds;
+#[cfg(feature = "peers")]
 mod shipyard;
+#[cfg(feature = "peers")]
+mod shipyard_seeds;
 
 use crate::workload::Prepared;
 
@@ -33,14 +39,19 @@ pub enum Peer {
     Shipyard,
 }
 
-/// The community workloads every peer implements.
-pub const WORKLOADS: [&str; 6] = [
+/// The workloads every peer implements: the community set, and the seed 000 / seed 003
+/// workloads the performance targets compare against peers.
+pub const WORKLOADS: [&str; 10] = [
     "simple_insert",
     "simple_iter",
     "fragmented_iter",
     "heavy_compute",
     "add_remove",
     "schedule",
+    "create",
+    "add",
+    "add_write_delete",
+    "random_access",
 ];
 
 impl Peer {
@@ -66,7 +77,7 @@ impl Peer {
         }
     }
 
-    /// Whether this peer runs `workload` (a community workload name).
+    /// Whether this peer runs `workload` (a name from [`WORKLOADS`]).
     pub fn runs(self, workload: &str) -> bool {
         WORKLOADS.contains(&workload)
     }
@@ -79,11 +90,16 @@ impl Peer {
         let _ = size;
         match self {
             #[cfg(feature = "peers")]
-            Peer::Hecs => hecs::prepare(workload, size),
+            Peer::Hecs => {
+                hecs::prepare(workload, size).or_else(|| hecs_seeds::prepare(workload, size))
+            }
             #[cfg(feature = "peers")]
-            Peer::Bevy => bevy::prepare(workload, size),
+            Peer::Bevy => {
+                bevy::prepare(workload, size).or_else(|| bevy_seeds::prepare(workload, size))
+            }
             #[cfg(feature = "peers")]
-            Peer::Shipyard => shipyard::prepare(workload, size),
+            Peer::Shipyard => shipyard::prepare(workload, size)
+                .or_else(|| shipyard_seeds::prepare(workload, size)),
         }
     }
 }

@@ -3,6 +3,7 @@
 use std::fmt::Write;
 
 use super::model::{Report, WorkloadReport};
+use super::targets::{self, Status};
 use crate::workload::Family;
 use crate::workloads::seed002;
 use crate::workloads::seed004_memory::{MemoryTable, SIZES, UTILISATIONS};
@@ -81,7 +82,81 @@ pub fn render(report: &Report) -> String {
     if let Some(table) = &report.memory_table {
         render_memory_table(&mut out, table);
     }
+    render_targets(&mut out, report);
     out
+}
+
+/// The performance targets beside this run's ratios (see [`targets`]).
+fn render_targets(out: &mut String, report: &Report) {
+    let evals = targets::evaluate(report);
+    if evals.is_empty() {
+        return;
+    }
+    let met = evals.iter().filter(|e| e.status == Status::Met).count();
+    let measured = evals
+        .iter()
+        .filter(|e| !matches!(e.status, Status::NotMeasured(_)))
+        .count();
+    let _ = writeln!(
+        out,
+        "## Performance targets
+"
+    );
+    let _ = writeln!(
+        out,
+        "Ratios from this run only (same machine, interleaved samples). **{met} of {measured}**          measured targets met{}.
+",
+        if report.meta.scale == crate::workload::Scale::Full {
+            ""
+        } else {
+            "; the targets are set for the full sizes, so shrunk sizes are indicative only"
+        }
+    );
+    let _ = writeln!(out, "| workload | backend | target | measured | status |");
+    let _ = writeln!(out, "|---|---|---|---:|---|");
+    let mut reasons = Vec::new();
+    for e in &evals {
+        let measured = match (e.value, &e.reference) {
+            (Some(v), Some(r)) => format!("{v:.2}× ({r})"),
+            (Some(v), None) => format!("{v:.1} B"),
+            (None, _) => "—".to_owned(),
+        };
+        let status = match &e.status {
+            Status::Met => "✓ met".to_owned(),
+            Status::Missed => match e.target.why {
+                Some(why) => {
+                    reasons.push((e.target.workload, why));
+                    format!("✗ missed ({})", reasons.len())
+                }
+                None => "✗ missed".to_owned(),
+            },
+            Status::NotMeasured(why) => format!("not measured: {why}"),
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {measured} | {status} |",
+            e.target.workload,
+            e.backend,
+            e.target.describe()
+        );
+    }
+    if evals
+        .iter()
+        .any(|e| e.target.workload == "simple_iter" && e.backend == "sparse")
+    {
+        let _ = writeln!(
+            out,
+            "| simple_iter | sparse, owning group over (Position, Velocity) | time ≤ 1.30× \
+             baseline | — | ✗ missed: owning groups are not implemented |"
+        );
+    }
+    out.push('\n');
+    for (i, (workload, why)) in reasons.iter().enumerate() {
+        let _ = writeln!(out, "{}. *{workload}*: {why}", i + 1);
+    }
+    if !reasons.is_empty() {
+        out.push('\n');
+    }
 }
 
 const HOW_TO_READ: &str = "\

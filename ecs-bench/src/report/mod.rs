@@ -6,6 +6,7 @@ pub mod markdown;
 pub mod measure;
 pub mod model;
 pub mod svg;
+pub mod targets;
 
 use std::io;
 use std::path::{Path, PathBuf};

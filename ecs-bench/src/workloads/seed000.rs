@@ -134,16 +134,33 @@ fn world_digest<S: Storage>(world: &mut World<S>) -> u64 {
     world
         .query::<(Entity, All)>()
         .for_each(|(_, (p, r, v, h))| {
-            let hashes = [
-                p.map_or(1, |c| hash_f32s(&c.0)),
-                r.map_or(2, |c| hash_f32s(&c.0)),
-                v.map_or(3, |c| hash_f32s(&c.0)),
-                h.map_or(4, |c| mix(u64::from(c.0))),
-            ];
-            digest.add(hashes.iter().fold(0, |h, x| mix(h ^ x)));
+            digest.add(entity_hash(p, r, v, h));
             count += 1;
         });
     digest.finish(count)
+}
+
+/// One entity's hash in a world digest: its four components, absent ones counting as absent.
+/// Peers hash their worlds with it too, so their checksums match ours.
+pub(crate) fn entity_hash(
+    p: Option<&Position>,
+    r: Option<&Rotation>,
+    v: Option<&Velocity>,
+    h: Option<&Health>,
+) -> u64 {
+    let hashes = [
+        p.map_or(1, |c| hash_f32s(&c.0)),
+        r.map_or(2, |c| hash_f32s(&c.0)),
+        v.map_or(3, |c| hash_f32s(&c.0)),
+        h.map_or(4, |c| mix(u64::from(c.0))),
+    ];
+    hashes.iter().fold(0, |h, x| mix(h ^ x))
+}
+
+/// The checksum a seed 000 body leaves: the world's digest (see [`entity_hash`]) and a digest
+/// of events.
+pub(crate) fn outcome_checksum(world_digest: u64, events: u64) -> u64 {
+    mix(world_digest ^ mix(events))
 }
 
 /// What a timed body leaves for the checksum: the world and a digest of events.
@@ -162,7 +179,7 @@ impl<S: Storage> Outcome<S> {
 
     fn checksum(&mut self) -> u64 {
         let world = self.world.as_mut().map_or(0, world_digest);
-        mix(world ^ mix(self.events))
+        outcome_checksum(world, self.events)
     }
 }
 

@@ -56,16 +56,31 @@ pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
     all
 }
 
+/// Spawns entity `i` of random_access into one of 8 archetypes: `|bundle| spawn` is expanded
+/// once per letter, with `bundle` bound to `(Position, Velocity, Rotation, letter)`, so every
+/// runner (ours and the peers) builds the same layout.
 macro_rules! spawn_by_archetype {
-    ($world:expr, $i:expr, $bundle:expr, [$($k:literal => $letter:ident),*]) => {
+    ($i:expr, |$bundle:ident| $spawn:expr) => {
+        spawn_by_archetype!(@arms $i, $bundle, $spawn,
+            [0 => A, 1 => B, 2 => C, 3 => D, 4 => E, 5 => F, 6 => G, 7 => H])
+    };
+    (@arms $i:expr, $bundle:ident, $spawn:expr, [$($k:literal => $letter:ident),*]) => {
         match $i % 8 {
-            $($k => { let (p, v, r) = $bundle; $world.spawn((p, v, r, $letter(0.0))) })*
+            $($k => {
+                let (p, v, r) = $crate::workloads::seed003::access_bundle($i);
+                let $bundle = (p, v, r, $crate::components::$letter(0.0));
+                $spawn
+            })*
             _ => unreachable!(),
         }
     };
 }
+// The peers build their random_access worlds with it too.
+#[cfg_attr(not(feature = "peers"), allow(unused_imports))]
+pub(crate) use spawn_by_archetype;
 
-fn access_bundle(i: usize) -> (Position, Velocity, Rotation) {
+/// The (Position, Velocity, Rotation) of random_access's entity `i`.
+pub(crate) fn access_bundle(i: usize) -> (Position, Velocity, Rotation) {
     let x = i as f32;
     (
         Position([x, 0.0, 0.0]),
@@ -74,10 +89,22 @@ fn access_bundle(i: usize) -> (Position, Velocity, Rotation) {
     )
 }
 
-fn shuffled_order(n: usize) -> Vec<usize> {
+/// The order random_access visits entities in: spawn indices, shuffled with [`SHUFFLE_SEED`].
+pub(crate) fn shuffled_order(n: usize) -> Vec<usize> {
     let mut order: Vec<usize> = (0..n).collect();
     order.shuffle(&mut ChaCha8Rng::seed_from_u64(SHUFFLE_SEED));
     order
+}
+
+/// What random_access adds to its sum for one entity.
+#[inline]
+pub(crate) fn access_term(p: &Position, v: &Velocity, r: &Rotation) -> f64 {
+    f64::from(p.0[0] + v.0[1] + r.0[2])
+}
+
+/// random_access's checksum of one pass's sum over `n` entities.
+pub(crate) fn access_checksum(sum: f64, n: usize) -> u64 {
+    mix(sum.to_bits() ^ n as u64)
 }
 
 /// `random_access`.
@@ -98,11 +125,7 @@ impl Workload for RandomAccess {
     fn prepare<St: Storage>(&self, n: usize) -> Box<dyn Prepared> {
         let mut world = World::<St>::new();
         let entities: Vec<Entity> = (0..n)
-            .map(|i| {
-                spawn_by_archetype!(world, i, access_bundle(i), [
-                    0 => A, 1 => B, 2 => C, 3 => D, 4 => E, 5 => F, 6 => G, 7 => H
-                ])
-            })
+            .map(|i| spawn_by_archetype!(i, |bundle| world.spawn(bundle)))
             .collect();
         let handles = shuffled_order(n).into_iter().map(|i| entities[i]).collect();
         prepared(
@@ -117,11 +140,11 @@ impl Workload for RandomAccess {
                     let p = s.store.get::<Position>(e).expect("has Position");
                     let v = s.store.get::<Velocity>(e).expect("has Velocity");
                     let r = s.store.get::<Rotation>(e).expect("has Rotation");
-                    sum += f64::from(p.0[0] + v.0[1] + r.0[2]);
+                    sum += access_term(p, v, r);
                 }
                 s.sum = sum;
             },
-            |s| mix(s.sum.to_bits() ^ s.handles.len() as u64),
+            |s| access_checksum(s.sum, s.handles.len()),
         )
     }
 
@@ -143,12 +166,12 @@ impl Workload for RandomAccess {
                     let mut sum = 0.0f64;
                     for &i in &order {
                         let (p, v, r) = (&s.store.0[i], &s.store.1[i], &s.store.2[i]);
-                        sum += f64::from(p.0[0] + v.0[1] + r.0[2]);
+                        sum += access_term(p, v, r);
                     }
                     s.sum = sum;
                 }
             },
-            move |s| mix(s.sum.to_bits() ^ n as u64),
+            move |s| access_checksum(s.sum, n),
         ))
     }
 }

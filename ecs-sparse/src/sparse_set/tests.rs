@@ -54,8 +54,8 @@ fn assert_consistent(set: &SparseSet) {
     for (pos, &e) in set.entities().iter().enumerate() {
         assert_eq!(
             set.sparse.get(e.index()),
-            Some(pos as u32),
-            "sparse -> dense"
+            Some(slot_of(e, pos)),
+            "sparse -> dense (generation beside the position)"
         );
         assert_eq!(set.dense_index(e), Some(pos));
         let expected = set.data_ptr().as_ptr() as usize + pos * set.item_layout().size();
@@ -320,8 +320,8 @@ fn memory_counts_pages_dense_and_data() {
         + set.data.capacity() * 8;
     assert_eq!(set.memory_usage(), expected);
     assert!(
-        set.memory_usage() < 8 * 1024,
-        "one page, not 100,000 entries"
+        set.memory_usage() < 12 * 1024,
+        "one 8 KiB page, not 100,000 entries"
     );
 }
 

@@ -1,0 +1,421 @@
+//! The performance targets (issue 6), checked against a report's own numbers.
+//!
+//! Every target is a ratio measured within one report (same run, interleaved samples), never
+//! an absolute time: the machine is shared and noisy, ratios survive that. A target names the
+//! workload, the backends it binds, what is measured (time, peak heap, allocations) and the
+//! reference runner; [`evaluate`] turns a [`Report`] into one [`Evaluation`] per
+//! (target, backend), marked met, missed or not measured (the reference runner was not in the
+//! run, e.g. peers without `--features peers`).
+//!
+//! Where a target is missed for a reason that belongs to the backend's layout rather than to
+//! unfinished work, the target carries a `why` that the report prints beside it, so a user
+//! reading the table learns what the layout costs.
+
+use super::model::{Report, RunnerResult, WorkloadReport};
+
+/// The peers that have a scheduler (the schedule target compares against these).
+const SCHEDULER_PEERS: &[&str] = &["bevy_ecs", "shipyard"];
+
+/// Every peer runner name (the "fastest peer" references choose among those present).
+const PEERS: &[&str] = &["hecs", "bevy_ecs", "shipyard"];
+
+/// All three backends.
+const ALL: &[&str] = &["archetype", "sparse", "hybrid"];
+
+/// What a target compares.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Measure {
+    /// Median time over the reference's median time.
+    Time(Reference),
+    /// Peak heap over the reference's peak heap.
+    PeakHeap(Reference),
+    /// Allocations over the reference's allocations.
+    Allocations(Reference),
+    /// Peak heap bytes per unit of the workload's size (e.g. per entity); no reference.
+    PeakBytesPerUnit,
+}
+
+/// The runner a target is relative to.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Reference {
+    /// The hand-written `Vec` baseline.
+    Baseline,
+    /// The fastest (or smallest, for heap and allocations) of these runners present.
+    BestOf(&'static [&'static str]),
+    /// One named runner.
+    Runner(&'static str),
+}
+
+impl Reference {
+    fn describe(self) -> String {
+        match self {
+            Reference::Baseline => "baseline".to_owned(),
+            Reference::BestOf(names) if names == PEERS => "the fastest peer".to_owned(),
+            Reference::BestOf(names) => format!("the best of {}", names.join(", ")),
+            Reference::Runner(name) => name.to_owned(),
+        }
+    }
+}
+
+/// One performance target.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Target {
+    /// Workload name.
+    pub workload: &'static str,
+    /// Backends the target binds.
+    pub backends: &'static [&'static str],
+    /// What is compared.
+    pub measure: Measure,
+    /// The largest acceptable value (a ratio, or bytes per unit).
+    pub limit: f64,
+    /// Why a miss is inherent to the layout, shown beside a missed target.
+    pub why: Option<&'static str>,
+}
+
+impl Target {
+    const fn time(
+        workload: &'static str,
+        backends: &'static [&'static str],
+        against: Reference,
+        limit: f64,
+    ) -> Target {
+        Target {
+            workload,
+            backends,
+            measure: Measure::Time(against),
+            limit,
+            why: None,
+        }
+    }
+
+    const fn because(mut self, why: &'static str) -> Target {
+        self.why = Some(why);
+        self
+    }
+
+    /// The target in words, e.g. `time ≤ 0.80× the fastest peer`.
+    pub fn describe(&self) -> String {
+        match self.measure {
+            Measure::Time(r) => format!("time ≤ {:.2}× {}", self.limit, r.describe()),
+            Measure::PeakHeap(r) => format!("peak heap ≤ {:.2}× {}", self.limit, r.describe()),
+            Measure::Allocations(r) => format!("allocations ≤ {:.2}× {}", self.limit, r.describe()),
+            Measure::PeakBytesPerUnit => format!("peak heap ≤ {:.0} B per entity", self.limit),
+        }
+    }
+}
+
+/// The targets, in report order (issue 6's table).
+pub const TARGETS: &[Target] = &[
+    Target::time(
+        "simple_iter",
+        &["archetype", "hybrid"],
+        Reference::Baseline,
+        1.15,
+    ),
+    Target::time(
+        "simple_iter",
+        &["archetype", "hybrid"],
+        Reference::BestOf(PEERS),
+        0.9,
+    ),
+    Target::time(
+        "simple_iter",
+        &["sparse"],
+        Reference::Runner("shipyard"),
+        0.8,
+    ),
+    Target::time("fragmented_iter", ALL, Reference::BestOf(PEERS), 1.0),
+    Target::time(
+        "simple_insert",
+        &["archetype", "hybrid"],
+        Reference::BestOf(PEERS),
+        0.8,
+    ),
+    Target::time(
+        "add_remove",
+        &["sparse", "hybrid"],
+        Reference::BestOf(PEERS),
+        0.7,
+    ),
+    Target::time("add_remove", &["archetype"], Reference::Runner("hecs"), 0.7),
+    Target::time("random_access", ALL, Reference::BestOf(PEERS), 0.8),
+    Target::time("create", ALL, Reference::BestOf(PEERS), 0.6),
+    Target {
+        workload: "create",
+        backends: ALL,
+        measure: Measure::PeakBytesPerUnit,
+        limit: 16.0,
+        why: None,
+    },
+    Target::time("add", &["sparse", "hybrid"], Reference::BestOf(PEERS), 0.8),
+    Target::time("add_write_delete", ALL, Reference::Runner("hecs"), 0.5),
+    Target {
+        workload: "add_write_delete",
+        backends: ALL,
+        measure: Measure::PeakHeap(Reference::Runner("hecs")),
+        limit: 1.0,
+        why: None,
+    },
+    Target {
+        workload: "add_write_delete",
+        backends: ALL,
+        measure: Measure::Allocations(Reference::Runner("hecs")),
+        limit: 1.0,
+        why: None,
+    },
+    Target::time("heavy_compute", ALL, Reference::Baseline, 1.05),
+    Target::time("schedule", ALL, Reference::BestOf(SCHEDULER_PEERS), 0.8),
+];
+
+/// Whether a target held.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Status {
+    /// Within the limit.
+    Met,
+    /// Over the limit.
+    Missed,
+    /// The backend or the reference did not run (the reason says which).
+    NotMeasured(String),
+}
+
+/// One target for one backend, in one report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluation {
+    /// The target.
+    pub target: Target,
+    /// The backend it was checked for.
+    pub backend: &'static str,
+    /// The measured value (ratio, or bytes per unit), when measured.
+    pub value: Option<f64>,
+    /// The reference runner chosen (for "best of" references), when measured.
+    pub reference: Option<String>,
+    /// Met, missed or not measured.
+    pub status: Status,
+}
+
+/// Checks every target whose workload is in `report` (workloads filtered out of the run are
+/// skipped, not reported as missing).
+pub fn evaluate(report: &Report) -> Vec<Evaluation> {
+    let mut out = Vec::new();
+    for target in TARGETS {
+        let Some(workload) = report.workloads.iter().find(|w| w.name == target.workload) else {
+            continue;
+        };
+        for &backend in target.backends {
+            out.push(evaluate_one(*target, backend, workload));
+        }
+    }
+    out
+}
+
+fn evaluate_one(target: Target, backend: &'static str, w: &WorkloadReport) -> Evaluation {
+    let missing = |why: String| Evaluation {
+        target,
+        backend,
+        value: None,
+        reference: None,
+        status: Status::NotMeasured(why),
+    };
+    let Some(result) = runner(w, backend) else {
+        return missing(format!("{backend} did not run"));
+    };
+    let (value, reference) = match target.measure {
+        Measure::PeakBytesPerUnit => (result.peak_bytes as f64 / w.size.max(1) as f64, None),
+        Measure::Time(r) => match ratio(w, r, result, |x| x.median_ns) {
+            Some(v) => v,
+            None => return missing(unmeasured(r)),
+        },
+        Measure::PeakHeap(r) => match ratio(w, r, result, |x| x.peak_bytes as f64) {
+            Some(v) => v,
+            None => return missing(unmeasured(r)),
+        },
+        Measure::Allocations(r) => match ratio(w, r, result, |x| x.allocations as f64) {
+            Some(v) => v,
+            None => return missing(unmeasured(r)),
+        },
+    };
+    Evaluation {
+        target,
+        backend,
+        value: Some(value),
+        reference,
+        status: if value <= target.limit {
+            Status::Met
+        } else {
+            Status::Missed
+        },
+    }
+}
+
+fn unmeasured(r: Reference) -> String {
+    match r {
+        Reference::Baseline => "the baseline did not run".to_owned(),
+        _ => format!(
+            "{} did not run (build with `--features peers`)",
+            r.describe()
+        ),
+    }
+}
+
+fn runner<'a>(w: &'a WorkloadReport, name: &str) -> Option<&'a RunnerResult> {
+    w.results.iter().find(|r| r.runner == name)
+}
+
+/// `metric(result) / metric(reference)` and the reference's name; `None` when no reference
+/// runner ran. A zero reference (no heap at all) counts as 1 unit so the ratio stays finite.
+fn ratio(
+    w: &WorkloadReport,
+    reference: Reference,
+    result: &RunnerResult,
+    metric: impl Fn(&RunnerResult) -> f64,
+) -> Option<(f64, Option<String>)> {
+    let chosen = match reference {
+        Reference::Baseline => runner(w, "baseline"),
+        Reference::Runner(name) => runner(w, name),
+        Reference::BestOf(names) => names
+            .iter()
+            .filter_map(|n| runner(w, n))
+            .min_by(|a, b| metric(a).total_cmp(&metric(b))),
+    }?;
+    let value = metric(result) / metric(chosen).max(1e-9);
+    Some((value, Some(chosen.runner.clone())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::{Machine, Meta};
+    use crate::workload::{Family, Scale};
+
+    fn result(runner: &str, median_ns: f64, peak_bytes: usize, allocations: u64) -> RunnerResult {
+        RunnerResult {
+            runner: runner.to_owned(),
+            median_ns,
+            min_ns: median_ns,
+            max_ns: median_ns,
+            samples: 1,
+            batch: 1,
+            peak_bytes,
+            allocations,
+            checksum: "0".into(),
+            checksum_stable: true,
+            ratio_to_fastest: 1.0,
+        }
+    }
+
+    fn report(name: &str, size: usize, results: Vec<RunnerResult>) -> Report {
+        Report {
+            schema: crate::report::model::SCHEMA,
+            meta: Meta {
+                version: "test".into(),
+                scale: Scale::Test,
+                machine: Machine::current(),
+                date_utc: String::new(),
+                runners: results.iter().map(|r| r.runner.clone()).collect(),
+                filters: Vec::new(),
+                counting_allocator: true,
+                debug_build: false,
+            },
+            workloads: vec![WorkloadReport {
+                name: name.into(),
+                family: Family::Community,
+                description: String::new(),
+                size,
+                unit: "entities".into(),
+                anchor: None,
+                note: None,
+                results,
+                checksums_agree: true,
+            }],
+            pending: Vec::new(),
+            memory_table: None,
+        }
+    }
+
+    fn find<'a>(evals: &'a [Evaluation], backend: &str, text: &str) -> &'a Evaluation {
+        evals
+            .iter()
+            .find(|e| e.backend == backend && e.target.describe().contains(text))
+            .expect("evaluation present")
+    }
+
+    #[test]
+    fn fastest_peer_is_the_reference_and_limits_are_inclusive() {
+        let r = report(
+            "add_remove",
+            10,
+            vec![
+                result("archetype", 70.0, 0, 0),
+                result("sparse", 71.0, 0, 0),
+                result("hybrid", 50.0, 0, 0),
+                result("hecs", 100.0, 0, 0),
+                result("shipyard", 101.0, 0, 0),
+            ],
+        );
+        let evals = evaluate(&r);
+        let sparse = find(&evals, "sparse", "fastest peer");
+        assert_eq!(sparse.reference.as_deref(), Some("hecs"));
+        assert_eq!(sparse.status, Status::Missed);
+        assert_eq!(find(&evals, "hybrid", "fastest peer").status, Status::Met);
+        // 70 / 100 = 0.70: exactly the limit is met.
+        assert_eq!(find(&evals, "archetype", "hecs").status, Status::Met);
+    }
+
+    #[test]
+    fn missing_peers_are_not_measured_not_missed() {
+        let r = report(
+            "random_access",
+            10,
+            vec![
+                result("archetype", 1.0, 0, 0),
+                result("baseline", 1.0, 0, 0),
+            ],
+        );
+        let evals = evaluate(&r);
+        let arch = find(&evals, "archetype", "fastest peer");
+        assert!(
+            matches!(&arch.status, Status::NotMeasured(why) if why.contains("--features peers"))
+        );
+        let sparse = find(&evals, "sparse", "fastest peer");
+        assert!(
+            matches!(&sparse.status, Status::NotMeasured(why) if why.contains("sparse did not run"))
+        );
+    }
+
+    #[test]
+    fn bytes_per_entity_and_heap_ratios() {
+        let r = report(
+            "create",
+            1_000,
+            vec![
+                result("archetype", 1.0, 16_000, 3),
+                result("sparse", 1.0, 16_001, 3),
+            ],
+        );
+        let evals = evaluate(&r);
+        let per = |b| find(&evals, b, "per entity").clone();
+        assert_eq!(
+            (per("archetype").value, per("archetype").status),
+            (Some(16.0), Status::Met)
+        );
+        assert_eq!(per("sparse").status, Status::Missed);
+
+        let r = report(
+            "add_write_delete",
+            1,
+            vec![result("sparse", 1.0, 90, 11), result("hecs", 4.0, 100, 10)],
+        );
+        let evals = evaluate(&r);
+        assert_eq!(find(&evals, "sparse", "time").status, Status::Met);
+        assert_eq!(find(&evals, "sparse", "peak heap").status, Status::Met);
+        assert_eq!(find(&evals, "sparse", "allocations").status, Status::Missed);
+    }
+
+    #[test]
+    fn workloads_not_in_the_report_are_skipped() {
+        let r = report("simple_iter", 1, vec![result("archetype", 1.0, 0, 0)]);
+        assert!(evaluate(&r)
+            .iter()
+            .all(|e| e.target.workload == "simple_iter"));
+    }
+}
