@@ -47,6 +47,17 @@ impl<L> Copy for ColumnAccess<'_, L> {}
 pub trait SparseLookup: Sync {
     /// Pointer to `entity`'s value, or `None` when it has none.
     fn lookup(&self, entity: Entity) -> Option<NonNull<u8>>;
+    /// [`lookup`](SparseLookup::lookup) with a guess of where the value sits; also returns
+    /// where it was found, so the caller can guess the next one.
+    ///
+    /// Queries walk a chunk row by row and guess "the same offset from the row as last
+    /// time": components spawned together sit in runs at a fixed offset in each store, so a
+    /// backend can check the guessed position before its index look-up. The pointer must be
+    /// the one `lookup(entity)` gives; the position is only ever used as a later `hint`.
+    #[inline]
+    fn lookup_hinted(&self, hint: usize, entity: Entity) -> Option<(NonNull<u8>, usize)> {
+        self.lookup(entity).map(|ptr| (ptr, hint))
+    }
     /// Whether `entity` has a value.
     fn contains(&self, entity: Entity) -> bool {
         self.lookup(entity).is_some()

@@ -283,6 +283,21 @@ impl SparseLookup for SparseSet {
         self.get_ptr(entity)
     }
 
+    /// Checks position `hint` first: sets filled by the same spawns keep their entities in
+    /// runs of the same order, and comparing one entity in a sequentially walked array is
+    /// cheaper than the paged look-up.
+    #[inline]
+    fn lookup_hinted(&self, hint: usize, entity: Entity) -> Option<(NonNull<u8>, usize)> {
+        let pos = if self.entities.get(hint) == Some(&entity) {
+            hint
+        } else {
+            self.dense_index(entity)?
+        };
+        // SAFETY: `pos < entities.len() == data.len()`: either checked just above, or a
+        // non-absent entry's position (sparse and dense agree; parallel dense arrays).
+        Some((unsafe { self.data.get_unchecked(pos) }, pos))
+    }
+
     #[inline]
     fn contains(&self, entity: Entity) -> bool {
         SparseSet::contains(self, entity)

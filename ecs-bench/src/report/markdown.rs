@@ -104,8 +104,8 @@ fn render_targets(out: &mut String, report: &Report) {
     );
     let _ = writeln!(
         out,
-        "Ratios from this run only (same machine, interleaved samples). **{met} of {measured}**          measured targets met{}.
-",
+        "Ratios from this run only (same machine, interleaved samples). **{met} of \
+         {measured}** measured targets met{}.\n",
         if report.meta.scale == crate::workload::Scale::Full {
             ""
         } else {

@@ -92,10 +92,14 @@ pub unsafe trait ReadOnlyQueryData: QueryData {}
 
 /// One slot's resolved access within a chunk.
 ///
-/// `dense` is null unless the chunk holds the component densely.
+/// `dense` is null unless the chunk holds the component densely. `offset` is the distance
+/// from the chunk row to the look-up position found last (see
+/// [`SparseLookup::lookup_hinted`]): while rows and values run in step it makes each
+/// look-up one comparison.
 pub struct ColumnFetch<'w, S: Storage + 'w> {
     dense: *mut u8,
     sparse: Option<&'w S::Lookup>,
+    offset: usize,
 }
 
 impl<S: Storage> Clone for ColumnFetch<'_, S> {
@@ -104,6 +108,7 @@ impl<S: Storage> Clone for ColumnFetch<'_, S> {
         ColumnFetch {
             dense: self.dense,
             sparse: self.sparse,
+            offset: self.offset,
         }
     }
 }
@@ -116,14 +121,17 @@ impl<'w, S: Storage + 'w> ColumnFetch<'w, S> {
             ColumnAccess::Dense(ptr) => ColumnFetch {
                 dense: ptr.as_ptr(),
                 sparse: None,
+                offset: 0,
             },
             ColumnAccess::Sparse(lookup) => ColumnFetch {
                 dense: std::ptr::null_mut(),
                 sparse: Some(lookup),
+                offset: 0,
             },
             ColumnAccess::Absent => ColumnFetch {
                 dense: std::ptr::null_mut(),
                 sparse: None,
+                offset: 0,
             },
         }
     }
@@ -133,7 +141,7 @@ impl<'w, S: Storage + 'w> ColumnFetch<'w, S> {
     /// # Safety
     /// `row` is within the chunk; `T` is the slot's component type.
     #[inline(always)]
-    pub unsafe fn required<T: Component>(&self, row: usize, entity: Entity) -> Option<NonNull<T>> {
+    pub unsafe fn required<T: Component>(&mut self, row: usize, entity: Entity) -> Option<NonNull<T>> {
         if S::is_dense::<T>() || !self.dense.is_null() {
             debug_assert!(
                 !self.dense.is_null(),
@@ -142,7 +150,7 @@ impl<'w, S: Storage + 'w> ColumnFetch<'w, S> {
             // SAFETY: a dense column holds `T` for every row of the chunk; `row` is in bounds.
             return Some(unsafe { NonNull::new_unchecked(self.dense.cast::<T>().add(row)) });
         }
-        self.lookup(entity)
+        self.lookup(row, entity)
     }
 
     /// Pointer to the row's `T` for an *optional* slot (`None` when absent).
@@ -150,7 +158,7 @@ impl<'w, S: Storage + 'w> ColumnFetch<'w, S> {
     /// # Safety
     /// As for [`ColumnFetch::required`].
     #[inline(always)]
-    pub unsafe fn optional<T: Component>(&self, row: usize, entity: Entity) -> Option<NonNull<T>> {
+    pub unsafe fn optional<T: Component>(&mut self, row: usize, entity: Entity) -> Option<NonNull<T>> {
         if !self.dense.is_null() {
             // SAFETY: as in `required`.
             return Some(unsafe { NonNull::new_unchecked(self.dense.cast::<T>().add(row)) });
@@ -158,7 +166,7 @@ impl<'w, S: Storage + 'w> ColumnFetch<'w, S> {
         if S::is_dense::<T>() {
             return None;
         }
-        self.lookup(entity)
+        self.lookup(row, entity)
     }
 
     /// Whether the row has the component (for filters); `dense_answer` is what a dense column
@@ -175,8 +183,11 @@ impl<'w, S: Storage + 'w> ColumnFetch<'w, S> {
     }
 
     #[inline]
-    fn lookup<T>(&self, entity: Entity) -> Option<NonNull<T>> {
-        self.sparse?.lookup(entity).map(NonNull::cast)
+    fn lookup<T>(&mut self, row: usize, entity: Entity) -> Option<NonNull<T>> {
+        let hint = row.wrapping_add(self.offset);
+        let (ptr, pos) = self.sparse?.lookup_hinted(hint, entity)?;
+        self.offset = pos.wrapping_sub(row);
+        Some(ptr.cast())
     }
 }
 
