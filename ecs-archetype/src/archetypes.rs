@@ -114,11 +114,18 @@ impl Archetypes {
     /// Pointer to `entity`'s value of `component`, if it has one in a table.
     #[inline]
     pub fn get_ptr(&self, entity: Entity, component: ComponentId) -> Option<NonNull<u8>> {
-        let record = self.locate(entity)?;
+        self.get_ptr_at(self.locate(entity)?, component)
+    }
+
+    /// [`Archetypes::get_ptr`] for an entity already located (`record` from
+    /// [`Archetypes::locate`], with nothing changed since).
+    #[inline]
+    pub fn get_ptr_at(&self, record: Record, component: ComponentId) -> Option<NonNull<u8>> {
         let table = &self.tables[record.table.index()];
         let column = table.column_index(component)?;
-        // SAFETY: `locate` checked `row < entities.len()`, which is every column's length
-        // (table invariant).
+        debug_assert!((record.row as usize) < table.len());
+        // SAFETY: `record` came from `locate`, which checked `row < entities.len()`, every
+        // column's length (table invariant); nothing moved rows since (caller).
         Some(unsafe { table.column(column).get_unchecked(record.row as usize) })
     }
 
@@ -276,6 +283,62 @@ impl Archetypes {
         let from = self
             .locate(entity)
             .expect("insert_new: the entity is not in the storage");
+        // SAFETY: forwarded contract; `from` was just located.
+        unsafe { self.insert_new_at(entity, from, component, value, components) }
+    }
+
+    /// Sets `entity`'s table component `component` to `value`: replaced in place (the old
+    /// value returned) when it has one, else added by moving the row. One `locate` for both
+    /// cases.
+    ///
+    /// # Safety
+    /// `component` is `T`'s id.
+    ///
+    /// # Panics
+    /// If the entity is not here.
+    #[inline]
+    pub unsafe fn insert<T>(
+        &mut self,
+        entity: Entity,
+        component: ComponentId,
+        value: T,
+        components: &Components,
+    ) -> Option<T> {
+        let record = self
+            .locate(entity)
+            .expect("insert: the entity is not in the storage");
+        if let Some(ptr) = self.get_ptr_at(record, component) {
+            // SAFETY: the pointer is to the entity's `T` (caller: `component` is `T`'s id),
+            // exclusive to us (`&mut self`); `replace` keeps it initialised throughout.
+            return Some(unsafe { ptr.cast::<T>().as_ptr().replace(value) });
+        }
+        let value = std::mem::ManuallyDrop::new(value);
+        // SAFETY: the entity lacks `component` (checked above) and `record` is its location;
+        // the value is owned and, in a `ManuallyDrop`, never dropped by us.
+        unsafe {
+            self.insert_new_at(
+                entity,
+                record,
+                component,
+                NonNull::from(&*value).cast(),
+                components,
+            )
+        };
+        None
+    }
+
+    /// [`Archetypes::insert_new`] for an entity already located.
+    ///
+    /// # Safety
+    /// As for `insert_new`; `from` is `locate(entity)`, with nothing changed since.
+    pub unsafe fn insert_new_at(
+        &mut self,
+        entity: Entity,
+        from: Record,
+        component: ComponentId,
+        value: NonNull<u8>,
+        components: &Components,
+    ) {
         let to = self.add_target(from.table, component, components);
         // SAFETY: `from` is the entity's record. `to` is `from`'s set plus `component` (it
         // differs from `from`: the caller promises the entity lacks the component), so `take`
@@ -324,7 +387,7 @@ impl Archetypes {
                 entity,
                 from,
                 to,
-                |_, value| std::ptr::copy_nonoverlapping(value.as_ptr(), dst.as_ptr(), size),
+                |_, value| ecs_core::blob::copy_item(value.as_ptr(), dst.as_ptr(), size),
                 |_, _| {},
             );
         }

@@ -26,7 +26,7 @@
 
 use hashbrown::HashMap;
 
-use ecs_core::component::ComponentId;
+use ecs_core::component::{ComponentId, ComponentIdMap};
 
 use crate::table::TableId;
 
@@ -48,7 +48,7 @@ pub struct Edge {
 #[derive(Debug, Default)]
 pub struct ArchetypeGraph {
     by_set: HashMap<Box<[ComponentId]>, TableId>,
-    edges: Vec<HashMap<ComponentId, Edge>>,
+    edges: Vec<ComponentIdMap<Edge>>,
     set_lookups: usize,
 }
 
@@ -66,7 +66,7 @@ impl ArchetypeGraph {
         debug_assert_eq!(id.index(), self.edges.len(), "tables are added in id order");
         let previous = self.by_set.insert(set, id);
         debug_assert!(previous.is_none(), "two tables for one component set");
-        self.edges.push(HashMap::new());
+        self.edges.push(ComponentIdMap::default());
     }
 
     /// The cached edge of `component` from table `from` (both ends unknown if never taken).
@@ -99,7 +99,7 @@ impl ArchetypeGraph {
     /// Number of edges cached over all tables (an edge known in both directions counts once
     /// per end).
     pub fn edge_count(&self) -> usize {
-        self.edges.iter().map(HashMap::len).sum()
+        self.edges.iter().map(|e| e.len()).sum()
     }
 
     /// How many times a whole component set was hashed to find a table: once per new

@@ -343,6 +343,25 @@ unsafe impl Storage for HybridStorage {
         }
     }
 
+    /// Straight to the component's half, each of which finds the entity once.
+    fn insert<T: Component>(
+        &mut self,
+        entity: Entity,
+        id: ComponentId,
+        value: T,
+        components: &Components,
+    ) -> Option<T> {
+        let kind = match self.kind(id) {
+            Some(kind) => kind,
+            None => self.learn(id, components),
+        };
+        match kind {
+            StorageKind::Sparse => self.sparse.insert(entity, id, value, components),
+            // SAFETY: `id` is `T`'s id (the trait's contract for `insert`).
+            StorageKind::Table => unsafe { self.archetypes.insert(entity, id, value, components) },
+        }
+    }
+
     unsafe fn insert_new(
         &mut self,
         entity: Entity,

@@ -144,6 +144,19 @@ unsafe impl Storage for ArchetypeStorage {
         self.archetypes.get_ptr(entity, component)
     }
 
+    /// One `locate` for both the "replace" and the "move to a new table" case (the default
+    /// method looks the entity up twice).
+    fn insert<T: Component>(
+        &mut self,
+        entity: Entity,
+        id: ComponentId,
+        value: T,
+        components: &Components,
+    ) -> Option<T> {
+        // SAFETY: `id` is `T`'s id (the trait's contract for `insert`).
+        unsafe { self.archetypes.insert(entity, id, value, components) }
+    }
+
     unsafe fn insert_new(
         &mut self,
         entity: Entity,

@@ -156,7 +156,7 @@ impl BlobVec {
         // SAFETY: `reserve` made `len < cap`, so slot `len` is writable.
         let dst = unsafe { self.get_unchecked(self.len) };
         // SAFETY: `src` is a valid item (caller) and `dst` a writable slot; they do not overlap.
-        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst.as_ptr(), self.item.size()) };
+        unsafe { copy_item(src.as_ptr(), dst.as_ptr(), self.item.size()) };
         self.len += 1;
     }
 
@@ -188,7 +188,7 @@ impl BlobVec {
             unsafe {
                 let last = self.get_unchecked(self.len);
                 let hole = self.get_unchecked(index);
-                std::ptr::copy_nonoverlapping(last.as_ptr(), hole.as_ptr(), self.item.size());
+                copy_item(last.as_ptr(), hole.as_ptr(), self.item.size());
             }
         }
     }
@@ -202,7 +202,7 @@ impl BlobVec {
         // SAFETY: `index < len` (caller), `dst` is a writable, disjoint slot (caller).
         unsafe {
             let src = self.get_unchecked(index);
-            std::ptr::copy_nonoverlapping(src.as_ptr(), dst.as_ptr(), self.item.size());
+            copy_item(src.as_ptr(), dst.as_ptr(), self.item.size());
             self.swap_remove_forget_unchecked(index);
         }
     }
@@ -234,11 +234,7 @@ impl BlobVec {
                     unsafe {
                         let last = vec.get_unchecked(vec.len);
                         let hole = vec.get_unchecked(index);
-                        std::ptr::copy_nonoverlapping(
-                            last.as_ptr(),
-                            hole.as_ptr(),
-                            vec.item.size(),
-                        );
+                        copy_item(last.as_ptr(), hole.as_ptr(), vec.item.size());
                     }
                 }
             }
@@ -298,6 +294,45 @@ pub fn dangling(align: usize) -> NonNull<u8> {
     // SAFETY: `Layout` guarantees a power-of-two alignment, which is never zero. Using
     // `without_provenance` keeps the pointer valid for zero-sized accesses only.
     unsafe { NonNull::new_unchecked(std::ptr::without_provenance_mut(align)) }
+}
+
+/// Copies one item of `size` bytes from `src` to `dst`.
+///
+/// Item sizes are only known at run time here, so a plain `copy_nonoverlapping` becomes a
+/// call to `memcpy` even for a 4-byte component; moving rows between tables copies one item
+/// per column, and those calls dominated structural changes. The common small sizes are
+/// copied inline.
+///
+/// # Safety
+/// `src` is valid for reading and `dst` for writing `size` bytes; the ranges do not overlap.
+#[inline(always)]
+pub unsafe fn copy_item(src: *const u8, dst: *mut u8, size: usize) {
+    /// Copies `N` bytes with one unaligned load and store.
+    ///
+    /// # Safety
+    /// As for `copy_item`, with `size == N`.
+    #[inline(always)]
+    unsafe fn fixed<const N: usize>(src: *const u8, dst: *mut u8) {
+        // SAFETY: `src` / `dst` are valid for `N` bytes (caller); unaligned accesses need no
+        // alignment.
+        unsafe {
+            dst.cast::<[u8; N]>()
+                .write_unaligned(src.cast::<[u8; N]>().read_unaligned())
+        }
+    }
+    // SAFETY: each arm copies exactly `size` bytes (the caller's contract).
+    unsafe {
+        match size {
+            0 => {}
+            4 => fixed::<4>(src, dst),
+            8 => fixed::<8>(src, dst),
+            12 => fixed::<12>(src, dst),
+            16 => fixed::<16>(src, dst),
+            24 => fixed::<24>(src, dst),
+            32 => fixed::<32>(src, dst),
+            _ => std::ptr::copy_nonoverlapping(src, dst, size),
+        }
+    }
 }
 
 /// The layout of `n` items.

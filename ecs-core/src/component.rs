@@ -168,6 +168,37 @@ impl Hasher for TypeIdHasher {
 /// A map keyed by `TypeId` using [`TypeIdHasher`].
 pub type TypeIdMap<V> = HashMap<TypeId, V, BuildHasherDefault<TypeIdHasher>>;
 
+/// A `Hasher` for [`ComponentId`] keys: ids are small dense integers, so one multiply by an
+/// odd constant (Fibonacci hashing) spreads them over the table's buckets and tag bits; a
+/// general-purpose hash costs several times that on every archetype-graph edge look-up.
+#[derive(Default)]
+pub struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        // Only reached for keys that do not hash as one integer: fold the bytes in.
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    #[inline]
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0 ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// A map keyed by [`ComponentId`] using [`IdHasher`].
+pub type ComponentIdMap<V> = HashMap<ComponentId, V, BuildHasherDefault<IdHasher>>;
+
 /// The component registry of one world.
 #[derive(Default, Debug)]
 pub struct Components {

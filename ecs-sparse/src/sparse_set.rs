@@ -164,6 +164,32 @@ impl SparseSet {
         unsafe { self.insert_with(entity, |data| data.push(value)) }
     }
 
+    /// Sets `entity`'s value: replaces (and returns) the old one if the set holds the entity,
+    /// adds it otherwise.
+    ///
+    /// # Safety
+    /// `T` is the set's component type.
+    ///
+    /// # Panics
+    /// As [`SparseSet::insert`] when adding.
+    #[inline]
+    pub unsafe fn insert_or_replace<T>(&mut self, entity: Entity, value: T) -> Option<T> {
+        if let Some(pos) = self.dense_index(entity) {
+            // SAFETY: `pos < data.len()` (a non-absent entry's position; parallel arrays) and
+            // the item is an initialised `T` (caller); `replace` keeps it initialised.
+            return Some(unsafe {
+                self.data
+                    .get_unchecked(pos)
+                    .cast::<T>()
+                    .as_ptr()
+                    .replace(value)
+            });
+        }
+        // SAFETY: forwarded contract.
+        unsafe { self.insert(entity, value) };
+        None
+    }
+
     /// Adds `entity` with a value moved (bitwise) from `src`.
     ///
     /// # Safety

@@ -151,6 +151,19 @@ unsafe impl Storage for SparseStorage {
         self.set(component).is_some_and(|set| set.contains(entity))
     }
 
+    /// Goes to the component's set once, for both the replace and the add case.
+    fn insert<T: Component>(
+        &mut self,
+        entity: Entity,
+        id: ComponentId,
+        value: T,
+        components: &Components,
+    ) -> Option<T> {
+        let set = self.set_mut(id, components);
+        // SAFETY: the set was created for `id`, which is `T`'s id.
+        unsafe { set.insert_or_replace(entity, value) }
+    }
+
     unsafe fn insert_new(
         &mut self,
         entity: Entity,

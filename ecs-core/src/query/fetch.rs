@@ -141,7 +141,11 @@ impl<'w, S: Storage + 'w> ColumnFetch<'w, S> {
     /// # Safety
     /// `row` is within the chunk; `T` is the slot's component type.
     #[inline(always)]
-    pub unsafe fn required<T: Component>(&mut self, row: usize, entity: Entity) -> Option<NonNull<T>> {
+    pub unsafe fn required<T: Component>(
+        &mut self,
+        row: usize,
+        entity: Entity,
+    ) -> Option<NonNull<T>> {
         if S::is_dense::<T>() || !self.dense.is_null() {
             debug_assert!(
                 !self.dense.is_null(),
@@ -158,7 +162,11 @@ impl<'w, S: Storage + 'w> ColumnFetch<'w, S> {
     /// # Safety
     /// As for [`ColumnFetch::required`].
     #[inline(always)]
-    pub unsafe fn optional<T: Component>(&mut self, row: usize, entity: Entity) -> Option<NonNull<T>> {
+    pub unsafe fn optional<T: Component>(
+        &mut self,
+        row: usize,
+        entity: Entity,
+    ) -> Option<NonNull<T>> {
         if !self.dense.is_null() {
             // SAFETY: as in `required`.
             return Some(unsafe { NonNull::new_unchecked(self.dense.cast::<T>().add(row)) });
