@@ -9,7 +9,7 @@
 use std::alloc::Layout;
 use std::any::{type_name, TypeId};
 use std::borrow::Cow;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 use hashbrown::HashMap;
 
@@ -204,14 +204,70 @@ pub type ComponentIdMap<V> = HashMap<ComponentId, V, BuildHasherDefault<IdHasher
 pub struct Components {
     infos: Vec<ComponentInfo>,
     by_type: TypeIdMap<ComponentId>,
+    recent: TypeSlots,
+}
+
+/// A direct-mapped cache in front of `Components::by_type`: slot `slot_of(T)` holds `T`'s id
+/// if `T` was the first type registered into that slot.
+///
+/// `World::get::<T>` resolves `T`'s id on every call; `T`'s slot is a compile-time constant,
+/// so a hit is one 16-byte comparison and one load, where the hash map probe was a group
+/// scan of some twenty instructions. A miss (two types sharing a slot) falls back to the map.
+///
+/// # Invariant
+/// Every slot holds either `(TypeId::of::<Vacant>(), 0)` or `(TypeId::of::<T>(), id)` with
+/// `by_type[T] == id`.
+#[derive(Clone)]
+struct TypeSlots([(TypeId, u32); TYPE_SLOTS]);
+
+/// Slots in [`TypeSlots`]: a power of two.
+const TYPE_SLOTS: usize = 64;
+
+/// The key of an empty [`TypeSlots`] slot; private, so never a registered component.
+struct Vacant;
+
+impl Default for TypeSlots {
+    fn default() -> Self {
+        TypeSlots([(TypeId::of::<Vacant>(), 0); TYPE_SLOTS])
+    }
+}
+
+impl std::fmt::Debug for TypeSlots {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let used = self.0.iter().filter(|(k, _)| *k != TypeId::of::<Vacant>()).count();
+        write!(f, "TypeSlots({used} of {TYPE_SLOTS} used)")
+    }
+}
+
+impl TypeSlots {
+    /// The slot of `key`: the top bits of its hash.
+    #[inline(always)]
+    fn slot_of(key: TypeId) -> usize {
+        let mut hasher = TypeIdHasher::default();
+        key.hash(&mut hasher);
+        (hasher.finish() >> (64 - TYPE_SLOTS.trailing_zeros())) as usize
+    }
+
+    #[inline(always)]
+    fn get(&self, key: TypeId) -> Option<ComponentId> {
+        let (k, id) = self.0[Self::slot_of(key)];
+        (k == key).then_some(ComponentId(id))
+    }
+
+    fn remember(&mut self, key: TypeId, id: ComponentId) {
+        let slot = &mut self.0[Self::slot_of(key)];
+        if slot.0 == TypeId::of::<Vacant>() {
+            *slot = (key, id.0);
+        }
+    }
 }
 
 impl Components {
     /// The id of `T`, registering it on first use.
     #[inline]
     pub fn register<T: Component>(&mut self) -> ComponentId {
-        match self.by_type.get(&TypeId::of::<T>()) {
-            Some(&id) => id,
+        match self.id::<T>() {
+            Some(id) => id,
             None => self.register_new::<T>(),
         }
     }
@@ -227,6 +283,7 @@ impl Components {
         self.infos[id.index()].type_id = Some(TypeId::of::<T>());
         self.infos[id.index()].tracks_changes = T::TRACK_CHANGES;
         self.by_type.insert(TypeId::of::<T>(), id);
+        self.recent.remember(TypeId::of::<T>(), id);
         id
     }
 
@@ -254,7 +311,19 @@ impl Components {
     /// The id of `T` if it has been registered.
     #[inline]
     pub fn id<T: Component>(&self) -> Option<ComponentId> {
-        self.by_type.get(&TypeId::of::<T>()).copied()
+        let key = TypeId::of::<T>();
+        match self.recent.get(key) {
+            Some(id) => Some(id),
+            None => self.id_in_map(key),
+        }
+    }
+
+    /// The map look-up behind [`Components::id`]'s fast slot; out of line so the fast path
+    /// stays small enough to inline into every `World::get`.
+    #[cold]
+    #[inline(never)]
+    fn id_in_map(&self, key: TypeId) -> Option<ComponentId> {
+        self.by_type.get(&key).copied()
     }
 
     /// The info of a registered component, `None` for an id from another registry.
@@ -306,6 +375,30 @@ mod tests {
     struct B(#[allow(dead_code)] String);
     impl Component for B {
         const STORAGE: StorageKind = StorageKind::Sparse;
+    }
+
+    struct N<const I: usize>;
+    impl<const I: usize> Component for N<I> {}
+
+    #[test]
+    fn ids_stay_right_when_types_share_a_fast_slot() {
+        // 80 types for 64 slots: some must share one and be answered by the map.
+        let mut c = Components::default();
+        let mut ids = Vec::new();
+        macro_rules! each {
+            ($($i:literal)*) => {
+                $( ids.push(c.register::<N<$i>>()); )*
+                let again = vec![$( c.id::<N<$i>>().expect("registered") ),*];
+                assert_eq!(again, ids);
+                $( assert_eq!(c.register::<N<$i>>(), ids[$i]); )*
+            };
+        }
+        each!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29
+              30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55
+              56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79);
+        let distinct: std::collections::HashSet<_> = ids.iter().collect();
+        assert_eq!(distinct.len(), 80);
+        assert!(c.id::<A>().is_none(), "an unregistered type misses both the slot and map");
     }
 
     #[test]
