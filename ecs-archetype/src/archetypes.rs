@@ -238,6 +238,38 @@ impl Archetypes {
         self.records.set(entity.index() as usize, table, row);
     }
 
+    /// Appends one row of `table` per item of `batch` (new entities, not yet here), each
+    /// written by `write(columns, entity, item)`; records them.
+    ///
+    /// Room is reserved for the batch's lower size hint up front and again whenever it runs
+    /// out, so rows are appended without a capacity check per column.
+    ///
+    /// # Safety
+    /// `write` pushes at most one value onto each column, of that column's component; if it
+    /// returns, it has pushed exactly one onto every column.
+    pub(crate) unsafe fn push_batch<B>(
+        &mut self,
+        table: TableId,
+        batch: impl Iterator<Item = (Entity, B)>,
+        mut write: impl FnMut(&mut [BlobVec], Entity, B),
+    ) {
+        let t = &mut self.tables[table.index()];
+        let mut room = 0usize;
+        let mut batch = batch.into_iter();
+        while let Some((entity, item)) = batch.next() {
+            if room == 0 {
+                room = batch.size_hint().0.saturating_add(1);
+                t.reserve(room);
+            }
+            debug_assert!(self.records.get(entity.index() as usize).is_none());
+            // SAFETY: `room > 0` rows are reserved in every column and the entity vector;
+            // `write` as promised by the caller.
+            let row = unsafe { t.push_reserved_row(entity, |columns| write(columns, entity, item)) };
+            room -= 1;
+            self.records.set(entity.index() as usize, table, row);
+        }
+    }
+
     /// Moves `entity` (located at `from`) to table `to` and fixes the records.
     ///
     /// `take` receives each value only `from`'s table holds and must move it out; `fill`

@@ -91,28 +91,36 @@ struct SplitWriter<'a> {
     components: &'a Components,
 }
 
-impl BundleVisitor for SplitWriter<'_> {
-    #[inline]
-    fn visit<T: Component>(&mut self, index: usize, value: T) {
-        match self.field_columns[index] {
-            NOT_IN_TABLE => {
-                let value = std::mem::ManuallyDrop::new(value);
-                // SAFETY: the entity is new, so it lacks this component; the value is an
-                // owned `T` (the component `ids[index]`, by the `Bundle` contract) that the
-                // `ManuallyDrop` keeps us from dropping.
-                unsafe {
-                    self.sparse.insert_new(
-                        self.entity,
-                        self.ids[index],
-                        NonNull::from(&*value).cast(),
-                        self.components,
-                    )
-                }
-            }
-            // SAFETY: the bundle cache maps field `index` to the column of its component,
-            // whose type is `T` (the `Bundle` contract); each field is visited once.
-            column => unsafe { self.columns[column as usize].push(value) },
+impl SplitWriter<'_> {
+    /// Sends field `index` to its sparse set. Out of line, so the table path of `visit`
+    /// stays small enough to inline into a spawn loop.
+    #[inline(never)]
+    fn to_sparse<T: Component>(&mut self, index: usize, value: T) {
+        let value = std::mem::ManuallyDrop::new(value);
+        // SAFETY: the entity is new, so it lacks this component; the value is an owned `T`
+        // (the component `ids[index]`, by the `Bundle` contract) that the `ManuallyDrop`
+        // keeps us from dropping.
+        unsafe {
+            self.sparse.insert_new(
+                self.entity,
+                self.ids[index],
+                NonNull::from(&*value).cast(),
+                self.components,
+            )
         }
+    }
+}
+
+impl BundleVisitor for SplitWriter<'_> {
+    #[inline(always)]
+    fn visit<T: Component>(&mut self, index: usize, value: T) {
+        let column = self.field_columns[index];
+        if column == NOT_IN_TABLE {
+            return self.to_sparse(index, value);
+        }
+        // SAFETY: the bundle cache maps field `index` to the column of its component, whose
+        // type is `T` (the `Bundle` contract); each field is visited once.
+        unsafe { self.columns[column as usize].push(value) }
     }
 }
 
@@ -313,6 +321,41 @@ unsafe impl Storage for HybridStorage {
                     components,
                 })
             });
+        }
+    }
+
+    fn spawn_batch<B: Bundle>(
+        &mut self,
+        batch: impl Iterator<Item = (Entity, B)>,
+        info: &BundleInfo,
+        components: &Components,
+    ) {
+        for &id in info.components() {
+            if self.kind(id).is_none() {
+                self.learn(id, components);
+            }
+        }
+        let in_table = |c: ComponentId| components.info(c).storage() == StorageKind::Table;
+        let target = self
+            .bundles
+            .resolve_split(info, &mut self.archetypes, components, in_table);
+        let field_columns = &target.field_columns;
+        let sparse = &mut self.sparse;
+        // SAFETY: as in `spawn`: `field_columns` maps the table fields one-to-one onto the
+        // columns, `visit` pushes one value of the right type onto each and sends the other
+        // fields to the sparse sets.
+        unsafe {
+            self.archetypes
+                .push_batch(target.table, batch, |columns, entity, bundle| {
+                    bundle.visit(&mut SplitWriter {
+                        columns,
+                        field_columns,
+                        sparse: &mut *sparse,
+                        ids: info.components(),
+                        entity,
+                        components,
+                    })
+                });
         }
     }
 

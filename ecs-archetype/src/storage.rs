@@ -127,6 +127,27 @@ unsafe impl Storage for ArchetypeStorage {
         }
     }
 
+    fn spawn_batch<B: Bundle>(
+        &mut self,
+        batch: impl Iterator<Item = (Entity, B)>,
+        info: &BundleInfo,
+        components: &Components,
+    ) {
+        let target = self.bundles.resolve(info, &mut self.archetypes, components);
+        let field_columns = &target.field_columns;
+        // SAFETY: as in `spawn`: `field_columns` maps the bundle's fields one-to-one onto the
+        // table's columns, so `visit` pushes exactly one value of the right type onto each.
+        unsafe {
+            self.archetypes
+                .push_batch(target.table, batch, |columns, _, bundle| {
+                    bundle.visit(&mut ColumnWriter {
+                        columns,
+                        field_columns,
+                    })
+                });
+        }
+    }
+
     fn reserve(&mut self, info: &BundleInfo, components: &Components, additional: usize) {
         let table = self
             .bundles

@@ -214,8 +214,28 @@ impl Table {
         entity: Entity,
         write: impl FnOnce(&mut [BlobVec]),
     ) -> usize {
-        assert!(self.len() < MAX_ROWS, "more than 2^32 rows in one table");
         self.reserve(1);
+        // SAFETY: room for one row was just reserved; `write` as promised by the caller.
+        unsafe { self.push_reserved_row(entity, write) }
+    }
+
+    /// [`Table::push_row`] without the reservation, for a caller that reserved room for many
+    /// rows at once (see [`crate::archetypes::Archetypes::push_batch`]).
+    ///
+    /// # Panics
+    /// If the table already holds [`MAX_ROWS`] rows (before `write` runs).
+    ///
+    /// # Safety
+    /// As for `push_row`; besides, the entity vector and every column have room for one more
+    /// item.
+    #[inline]
+    pub(crate) unsafe fn push_reserved_row(
+        &mut self,
+        entity: Entity,
+        write: impl FnOnce(&mut [BlobVec]),
+    ) -> usize {
+        assert!(self.len() < MAX_ROWS, "more than 2^32 rows in one table");
+        debug_assert!(self.entities.len() < self.entities.capacity());
         let row = self.entities.len();
         /// Drops whatever `write` pushed if it unwinds, restoring parallel columns.
         struct Rollback<'a>(&'a mut [BlobVec], usize);
@@ -235,7 +255,7 @@ impl Table {
         write(rollback.0);
         std::mem::forget(rollback);
         debug_assert!(self.columns.iter().all(|c| c.len() == row + 1));
-        // Capacity was reserved above: this push does not reallocate or panic.
+        // Capacity was reserved (caller): this push does not reallocate or panic.
         self.entities.push(entity);
         row
     }

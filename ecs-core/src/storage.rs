@@ -198,6 +198,22 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
         components: &Components,
     );
 
+    /// Stores a batch of new entities, each with its bundle (what `World::spawn_batch` calls).
+    ///
+    /// Every entity was just allocated and is not yet in the storage; `info` describes `B`.
+    /// The default spawns one by one; backends override it to resolve the bundle's layout
+    /// once and append rows without per-row capacity checks.
+    fn spawn_batch<B: Bundle>(
+        &mut self,
+        batch: impl Iterator<Item = (Entity, B)>,
+        info: &BundleInfo,
+        components: &Components,
+    ) {
+        for (entity, bundle) in batch {
+            self.spawn(entity, bundle, info, components);
+        }
+    }
+
     /// Prepares room for `additional` entities spawned with bundle `info`.
     fn reserve(&mut self, info: &BundleInfo, components: &Components, additional: usize);
 

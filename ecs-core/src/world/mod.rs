@@ -220,13 +220,17 @@ impl<S: Storage> World<S> {
         self.entities.reserve(additional);
         self.storage.reserve(info, &self.components, additional);
         let mut spawned = Vec::with_capacity(additional);
-        for bundle in iter {
-            let entity = self.entities.alloc();
-            self.storage.spawn(entity, bundle, info, &self.components);
-            if B::TRACKS_CHANGES {
+        let entities = &mut self.entities;
+        let batch = iter.map(|bundle| {
+            let entity = entities.alloc();
+            spawned.push(entity);
+            (entity, bundle)
+        });
+        self.storage.spawn_batch(batch, info, &self.components);
+        if B::TRACKS_CHANGES {
+            for &entity in &spawned {
                 Self::record_added(&mut self.changes, &self.components, info, entity);
             }
-            spawned.push(entity);
         }
         spawned
     }
