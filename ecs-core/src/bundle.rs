@@ -5,7 +5,9 @@
 //! the column of each field) by [`BundleId`], so spawning a known bundle resolves its layout
 //! once per bundle type, not once per entity.
 
-use crate::component::{Component, ComponentId, Components};
+use std::any::TypeId;
+
+use crate::component::{Component, ComponentId, Components, TypeIdMap, TypeSlots};
 
 /// Receives the values of a bundle one by one, typed.
 ///
@@ -41,6 +43,50 @@ impl BundleId {
     #[inline]
     pub fn index(self) -> usize {
         self.0 as usize
+    }
+}
+
+/// The bundle types a world has resolved, by type.
+#[derive(Default, Debug)]
+pub(crate) struct Bundles {
+    infos: Vec<BundleInfo>,
+    by_type: TypeIdMap<u32>,
+    /// Fast path in front of `by_type`: every spawn resolves its bundle type.
+    recent: TypeSlots,
+}
+
+impl Bundles {
+    /// The info of bundle `B`, resolved (and its components registered) on first use.
+    ///
+    /// # Panics
+    /// If `B` names a component twice.
+    #[inline]
+    pub(crate) fn info<B: Bundle>(&mut self, components: &mut Components) -> &BundleInfo {
+        let index = match self.recent.get(TypeId::of::<B>()) {
+            Some(index) => index,
+            None => self.resolve::<B>(components),
+        };
+        &self.infos[index as usize]
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn resolve<B: Bundle>(&mut self, components: &mut Components) -> u32 {
+        let key = TypeId::of::<B>();
+        if let Some(&index) = self.by_type.get(&key) {
+            return index;
+        }
+        let index = u32::try_from(self.infos.len()).expect("more than 2^32 bundle types");
+        let info = BundleInfo::new::<B>(index, components).unwrap_or_else(|name| {
+            panic!(
+                "bundle {} names component {name} twice",
+                std::any::type_name::<B>()
+            )
+        });
+        self.infos.push(info);
+        self.by_type.insert(key, index);
+        self.recent.remember(key, index);
+        index
     }
 }
 

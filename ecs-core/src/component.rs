@@ -207,18 +207,19 @@ pub struct Components {
     recent: TypeSlots,
 }
 
-/// A direct-mapped cache in front of `Components::by_type`: slot `slot_of(T)` holds `T`'s id
-/// if `T` was the first type registered into that slot.
+/// A direct-mapped cache in front of a `TypeId` map (`Components::by_type`, the world's
+/// bundle map): slot `slot_of(T)` holds `T`'s value if `T` was the first type remembered in
+/// that slot.
 ///
 /// `World::get::<T>` resolves `T`'s id on every call; `T`'s slot is a compile-time constant,
 /// so a hit is one 16-byte comparison and one load, where the hash map probe was a group
 /// scan of some twenty instructions. A miss (two types sharing a slot) falls back to the map.
 ///
 /// # Invariant
-/// Every slot holds either `(TypeId::of::<Vacant>(), 0)` or `(TypeId::of::<T>(), id)` with
-/// `by_type[T] == id`.
+/// Every slot holds either `(TypeId::of::<Vacant>(), 0)` or `(TypeId::of::<T>(), v)` where `v`
+/// is `T`'s value in the map the cache fronts (values never change once remembered).
 #[derive(Clone)]
-struct TypeSlots([(TypeId, u32); TYPE_SLOTS]);
+pub(crate) struct TypeSlots([(TypeId, u32); TYPE_SLOTS]);
 
 /// Slots in [`TypeSlots`]: a power of two.
 const TYPE_SLOTS: usize = 64;
@@ -248,16 +249,18 @@ impl TypeSlots {
         (hasher.finish() >> (64 - TYPE_SLOTS.trailing_zeros())) as usize
     }
 
+    /// `key`'s value, if `key` owns its slot.
     #[inline(always)]
-    fn get(&self, key: TypeId) -> Option<ComponentId> {
-        let (k, id) = self.0[Self::slot_of(key)];
-        (k == key).then_some(ComponentId(id))
+    pub(crate) fn get(&self, key: TypeId) -> Option<u32> {
+        let (k, value) = self.0[Self::slot_of(key)];
+        (k == key).then_some(value)
     }
 
-    fn remember(&mut self, key: TypeId, id: ComponentId) {
+    /// Remembers `key`'s value if its slot is still vacant.
+    pub(crate) fn remember(&mut self, key: TypeId, value: u32) {
         let slot = &mut self.0[Self::slot_of(key)];
         if slot.0 == TypeId::of::<Vacant>() {
-            *slot = (key, id.0);
+            *slot = (key, value);
         }
     }
 }
@@ -283,7 +286,7 @@ impl Components {
         self.infos[id.index()].type_id = Some(TypeId::of::<T>());
         self.infos[id.index()].tracks_changes = T::TRACK_CHANGES;
         self.by_type.insert(TypeId::of::<T>(), id);
-        self.recent.remember(TypeId::of::<T>(), id);
+        self.recent.remember(TypeId::of::<T>(), id.0);
         id
     }
 
@@ -313,7 +316,7 @@ impl Components {
     pub fn id<T: Component>(&self) -> Option<ComponentId> {
         let key = TypeId::of::<T>();
         match self.recent.get(key) {
-            Some(id) => Some(id),
+            Some(id) => Some(ComponentId(id)),
             None => self.id_in_map(key),
         }
     }

@@ -10,7 +10,7 @@ use std::fmt;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::bundle::{Bundle, BundleInfo};
+use crate::bundle::{Bundle, BundleInfo, Bundles};
 use crate::change::{ChangeKind, ChangeStore, Mut};
 use crate::component::{
     Component, ComponentDescriptor, ComponentId, ComponentInfo, Components, TypeIdMap,
@@ -39,7 +39,7 @@ pub struct World<S: Storage> {
     id: WorldId,
     entities: Entities,
     components: Components,
-    bundles: TypeIdMap<BundleInfo>,
+    bundles: Bundles,
     storage: S,
     queries: TypeIdMap<Box<dyn Any + Send + Sync>>,
     changes: ChangeStore,
@@ -66,7 +66,7 @@ impl<S: Storage> World<S> {
             id: WorldId(NEXT.fetch_add(1, Ordering::Relaxed)),
             entities: Entities::new(),
             components: Components::default(),
-            bundles: TypeIdMap::default(),
+            bundles: Bundles::default(),
             storage: S::default(),
             queries: TypeIdMap::default(),
             changes: ChangeStore::default(),
@@ -178,7 +178,7 @@ impl<S: Storage> World<S> {
     /// ```
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
         self.flush();
-        let info = Self::bundle_info::<B>(&mut self.bundles, &mut self.components);
+        let info = self.bundles.info::<B>(&mut self.components);
         let entity = self.entities.alloc();
         self.storage.spawn(entity, bundle, info, &self.components);
         if B::TRACKS_CHANGES {
@@ -215,7 +215,7 @@ impl<S: Storage> World<S> {
     pub fn spawn_batch<B: Bundle, I: IntoIterator<Item = B>>(&mut self, bundles: I) -> Vec<Entity> {
         self.flush();
         let iter = bundles.into_iter();
-        let info = Self::bundle_info::<B>(&mut self.bundles, &mut self.components);
+        let info = self.bundles.info::<B>(&mut self.components);
         let additional = iter.size_hint().0;
         self.entities.reserve(additional);
         self.storage.reserve(info, &self.components, additional);
@@ -233,21 +233,6 @@ impl<S: Storage> World<S> {
             }
         }
         spawned
-    }
-
-    fn bundle_info<'a, B: Bundle>(
-        bundles: &'a mut TypeIdMap<BundleInfo>,
-        components: &mut Components,
-    ) -> &'a BundleInfo {
-        let next = bundles.len() as u32;
-        bundles.entry(TypeId::of::<B>()).or_insert_with(|| {
-            BundleInfo::new::<B>(next, components).unwrap_or_else(|name| {
-                panic!(
-                    "bundle {} names component {name} twice",
-                    std::any::type_name::<B>()
-                )
-            })
-        })
     }
 
     /// Removes an entity and drops its components.
@@ -746,7 +731,7 @@ impl<S: Storage> World<S> {
 
     #[cold]
     fn flush_reserved(&mut self) {
-        let info = Self::bundle_info::<()>(&mut self.bundles, &mut self.components);
+        let info = self.bundles.info::<()>(&mut self.components);
         let (storage, components) = (&mut self.storage, &self.components);
         self.entities
             .flush(|entity| storage.spawn(entity, (), info, components));
