@@ -54,6 +54,7 @@ impl Records {
         };
         // A fresh index is usually the next one: push without the cold call.
         if index == self.slots.len() {
+            ecs_core::blob::reserve_amortized(&mut self.slots, 1);
             self.slots.push(record);
             return;
         }

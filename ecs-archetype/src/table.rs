@@ -191,7 +191,7 @@ impl Table {
     /// Makes room for `additional` more rows in every column and the entity vector.
     #[inline]
     pub(crate) fn reserve(&mut self, additional: usize) {
-        self.entities.reserve(additional);
+        ecs_core::blob::reserve_amortized(&mut self.entities, additional);
         for column in self.columns.iter_mut() {
             column.reserve(additional);
         }

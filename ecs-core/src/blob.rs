@@ -109,7 +109,8 @@ impl BlobVec {
     pub fn reserve(&mut self, additional: usize) {
         let needed = self.len.checked_add(additional).expect("capacity overflow");
         if needed > self.cap {
-            self.grow_to(needed.max(self.cap.saturating_mul(2)).max(4));
+            let first = min_capacity(self.item.size());
+            self.grow_to(needed.max(self.cap.saturating_mul(2)).max(first));
         }
     }
 
@@ -296,6 +297,40 @@ pub fn dangling(align: usize) -> NonNull<u8> {
     unsafe { NonNull::new_unchecked(std::ptr::without_provenance_mut(align)) }
 }
 
+/// The capacity a growing array of `item_size`-byte items jumps to first: about 512 bytes'
+/// worth (rounded down to a power of two, so doubling lands on powers of two), and at least
+/// 4 items.
+///
+/// `Vec` starts at 4 items and doubles, so a column of 4-byte values reallocates six times
+/// before it holds 128 of them; every table, sparse set and entity array starting near 512
+/// bytes saves those early reallocations (seed 000 counts allocations) for at most 512
+/// bytes of slack per array.
+#[inline]
+pub const fn min_capacity(item_size: usize) -> usize {
+    if item_size == 0 || item_size >= 128 {
+        return 4;
+    }
+    let items = 512 / item_size;
+    1 << (usize::BITS - 1 - items.leading_zeros())
+}
+
+/// `v.reserve(additional)` with the growth policy of [`BlobVec`]: at least double, and at
+/// least [`min_capacity`] items.
+#[inline]
+pub fn reserve_amortized<T>(v: &mut Vec<T>, additional: usize) {
+    if v.capacity() - v.len() < additional {
+        grow_vec(v, additional);
+    }
+}
+
+#[cold]
+fn grow_vec<T>(v: &mut Vec<T>, additional: usize) {
+    let target = (v.len() + additional)
+        .max(v.capacity() * 2)
+        .max(min_capacity(std::mem::size_of::<T>()));
+    v.reserve_exact(target - v.len());
+}
+
 /// Copies one item of `size` bytes from `src` to `dst`.
 ///
 /// Item sizes are only known at run time here, so a plain `copy_nonoverlapping` becomes a
@@ -358,6 +393,20 @@ mod tests {
 
     fn rc_vec() -> BlobVec {
         BlobVec::new(Layout::new::<Rc<Cell<u32>>>(), Some(drop_rc))
+    }
+
+    #[test]
+    fn first_capacity_is_a_power_of_two_near_512_bytes() {
+        assert_eq!(min_capacity(4), 128);
+        assert_eq!(min_capacity(12), 32);
+        assert_eq!(min_capacity(64), 8);
+        assert_eq!((min_capacity(0), min_capacity(128), min_capacity(4096)), (4, 4, 4));
+        let mut v: Vec<u32> = Vec::new();
+        reserve_amortized(&mut v, 1);
+        assert_eq!(v.capacity(), 128);
+        v.resize(128, 0);
+        reserve_amortized(&mut v, 1);
+        assert_eq!(v.capacity(), 256, "then doubles");
     }
 
     #[test]

@@ -170,6 +170,8 @@ impl Entities {
             .filter(|&i| i != u32::MAX)
             .expect("entity index space exhausted (2^32 - 1 slots in use or retired)");
         let entity = Entity::new(index, 1).expect("generation 1 is non-zero");
+        crate::blob::reserve_amortized(&mut self.dense, 1);
+        crate::blob::reserve_amortized(&mut self.sparse, 1);
         self.dense.push(entity);
         self.sparse.push(index);
         // The fresh slot sits after the retired region; bring it to the boundary.

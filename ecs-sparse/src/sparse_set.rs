@@ -217,7 +217,7 @@ impl SparseSet {
             .ok()
             .filter(|&pos| pos != u32::MAX)
             .expect("a sparse set holds at most u32::MAX - 1 values");
-        self.entities.reserve(1);
+        ecs_core::blob::reserve_amortized(&mut self.entities, 1);
         self.data.reserve(1);
         let slot = self.sparse.entry_mut(entity.index());
         assert!(
@@ -291,7 +291,7 @@ impl SparseSet {
     /// Makes room for `additional` more entities in the dense arrays (the sparse pages
     /// depend on which indices arrive, so they are allocated as they are touched).
     pub fn reserve(&mut self, additional: usize) {
-        self.entities.reserve(additional);
+        ecs_core::blob::reserve_amortized(&mut self.entities, additional);
         self.data.reserve(additional);
     }
 
