@@ -357,3 +357,43 @@ fn reserve_prevents_reallocation() {
     }
     assert_eq!(set.data_ptr(), data);
 }
+
+#[test]
+fn hinted_lookup_agrees_with_lookup_whatever_the_hint() {
+    use ecs_core::storage::SparseLookup;
+    let mut set = set_for::<u32>();
+    for i in 0..20u32 {
+        // SAFETY: the set holds u32.
+        unsafe { set.insert(entity(index_of(i), 1), i) };
+    }
+    let stale = entity(index_of(3), 2);
+    for i in 0..20u32 {
+        let e = entity(index_of(i), 1);
+        let expected = set.lookup(e);
+        for hint in [i as usize, 0, 19, 20, usize::MAX, (i as usize + 5) % 20] {
+            let (ptr, pos) = set.lookup_hinted(hint, e).expect("held");
+            assert_eq!(Some(ptr), expected);
+            assert_eq!(set.entities()[pos], e, "the position returned is the entity's");
+        }
+    }
+    // A stale handle misses even when the hint points at its index's live entity.
+    let live_pos = set.dense_index(entity(index_of(3), 1)).unwrap();
+    assert_eq!(set.lookup_hinted(live_pos, stale), None);
+    assert_eq!(set.lookup_hinted(live_pos, entity(999_999, 1)), None);
+    assert_consistent(&set);
+}
+
+#[test]
+fn insert_or_replace_replaces_in_place_or_adds() {
+    let mut set = set_for::<String>();
+    let e = entity(5, 1);
+    // SAFETY: the set holds String.
+    unsafe {
+        assert_eq!(set.insert_or_replace(e, "a".to_owned()), None);
+        assert_eq!(set.insert_or_replace(e, "b".to_owned()), Some("a".to_owned()));
+        assert_eq!(set.insert_or_replace(entity(6, 1), "c".to_owned()), None);
+    }
+    assert_eq!(set.len(), 2);
+    assert_eq!(value::<String>(&set, e).map(String::as_str), Some("b"));
+    assert_consistent(&set);
+}

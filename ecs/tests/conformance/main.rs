@@ -4,6 +4,7 @@
 //! reference `VecStorage`, the sparse-set, archetype and hybrid backends, so a backend
 //! that diverges from the others fails by name.
 
+mod batches;
 mod components;
 mod drops;
 mod layout;
@@ -33,4 +34,7 @@ backends! {
     queries::query_state_sees_new_layout => query_state_sees_new_layout,
     queries::large_bundles => large_bundles,
     queries::spawn_batch_and_mutation => spawn_batch_and_mutation,
+    batches::spawn_batch_with_any_size_hint => spawn_batch_any_size_hint,
+    batches::panicking_batch_iterator_keeps_what_it_spawned => panicking_batch_iterator,
+    batches::every_copy_width_survives_moves => copy_widths,
 }
