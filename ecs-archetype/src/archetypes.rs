@@ -264,7 +264,8 @@ impl Archetypes {
             debug_assert!(self.records.get(entity.index() as usize).is_none());
             // SAFETY: `room > 0` rows are reserved in every column and the entity vector;
             // `write` as promised by the caller.
-            let row = unsafe { t.push_reserved_row(entity, |columns| write(columns, entity, item)) };
+            let row =
+                unsafe { t.push_reserved_row(entity, |columns| write(columns, entity, item)) };
             room -= 1;
             self.records.set(entity.index() as usize, table, row);
         }

@@ -344,15 +344,21 @@ fn grow_vec<T>(v: &mut Vec<T>, additional: usize) {
 pub unsafe fn copy_item(src: *const u8, dst: *mut u8, size: usize) {
     /// Copies `N` bytes with one unaligned load and store.
     ///
+    /// Through `MaybeUninit`, not `[u8; N]`: the bytes may be padding (uninitialised) or
+    /// parts of pointers, and only a `MaybeUninit` copy carries both over unchanged (a byte
+    /// array would read uninitialised memory and strip pointer provenance; Miri caught the
+    /// latter on a moved `String`).
+    ///
     /// # Safety
     /// As for `copy_item`, with `size == N`.
     #[inline(always)]
     unsafe fn fixed<const N: usize>(src: *const u8, dst: *mut u8) {
+        type Bytes<const N: usize> = std::mem::MaybeUninit<[u8; N]>;
         // SAFETY: `src` / `dst` are valid for `N` bytes (caller); unaligned accesses need no
-        // alignment.
+        // alignment, and a `MaybeUninit` may hold any bytes.
         unsafe {
-            dst.cast::<[u8; N]>()
-                .write_unaligned(src.cast::<[u8; N]>().read_unaligned())
+            dst.cast::<Bytes<N>>()
+                .write_unaligned(src.cast::<Bytes<N>>().read_unaligned())
         }
     }
     // SAFETY: each arm copies exactly `size` bytes (the caller's contract).
@@ -400,7 +406,10 @@ mod tests {
         assert_eq!(min_capacity(4), 128);
         assert_eq!(min_capacity(12), 32);
         assert_eq!(min_capacity(64), 8);
-        assert_eq!((min_capacity(0), min_capacity(128), min_capacity(4096)), (4, 4, 4));
+        assert_eq!(
+            (min_capacity(0), min_capacity(128), min_capacity(4096)),
+            (4, 4, 4)
+        );
         let mut v: Vec<u32> = Vec::new();
         reserve_amortized(&mut v, 1);
         assert_eq!(v.capacity(), 128);

@@ -235,7 +235,11 @@ impl Default for TypeSlots {
 
 impl std::fmt::Debug for TypeSlots {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let used = self.0.iter().filter(|(k, _)| *k != TypeId::of::<Vacant>()).count();
+        let used = self
+            .0
+            .iter()
+            .filter(|(k, _)| *k != TypeId::of::<Vacant>())
+            .count();
         write!(f, "TypeSlots({used} of {TYPE_SLOTS} used)")
     }
 }
@@ -401,7 +405,10 @@ mod tests {
               56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79);
         let distinct: std::collections::HashSet<_> = ids.iter().collect();
         assert_eq!(distinct.len(), 80);
-        assert!(c.id::<A>().is_none(), "an unregistered type misses both the slot and map");
+        assert!(
+            c.id::<A>().is_none(),
+            "an unregistered type misses both the slot and map"
+        );
     }
 
     #[test]

@@ -373,7 +373,11 @@ fn hinted_lookup_agrees_with_lookup_whatever_the_hint() {
         for hint in [i as usize, 0, 19, 20, usize::MAX, (i as usize + 5) % 20] {
             let (ptr, pos) = set.lookup_hinted(hint, e).expect("held");
             assert_eq!(Some(ptr), expected);
-            assert_eq!(set.entities()[pos], e, "the position returned is the entity's");
+            assert_eq!(
+                set.entities()[pos],
+                e,
+                "the position returned is the entity's"
+            );
         }
     }
     // A stale handle misses even when the hint points at its index's live entity.
@@ -390,7 +394,10 @@ fn insert_or_replace_replaces_in_place_or_adds() {
     // SAFETY: the set holds String.
     unsafe {
         assert_eq!(set.insert_or_replace(e, "a".to_owned()), None);
-        assert_eq!(set.insert_or_replace(e, "b".to_owned()), Some("a".to_owned()));
+        assert_eq!(
+            set.insert_or_replace(e, "b".to_owned()),
+            Some("a".to_owned())
+        );
         assert_eq!(set.insert_or_replace(entity(6, 1), "c".to_owned()), None);
     }
     assert_eq!(set.len(), 2);

@@ -24,7 +24,10 @@ pub fn spawn_batch_with_any_size_hint<S: Storage>() {
     for (k, &e) in odd.iter().enumerate() {
         let i = 2 * k as u32 + 1;
         assert_eq!(world.get::<A>(e), Some(&A(i)));
-        assert_eq!(world.get::<B>(e).map(|b| b.0.as_str()), Some(i.to_string().as_str()));
+        assert_eq!(
+            world.get::<B>(e).map(|b| b.0.as_str()),
+            Some(i.to_string().as_str())
+        );
     }
     for (i, &e) in more.iter().enumerate() {
         assert_eq!(world.get::<A>(e), Some(&A(1000 + i as u32)));
@@ -74,7 +77,9 @@ pub fn every_copy_width_survives_moves<S: Storage>() {
     let w24 = |i: u32| W24([u64::from(i) << 40, 3, u64::from(i)]);
     let w32 = |i: u32| W32([u64::from(i); 4]);
     let w40 = |i: u32| W40([u64::from(i) * 7; 5]);
-    let es: Vec<_> = (0..n).map(|i| world.spawn((A(i), w12(i), w24(i)))).collect();
+    let es: Vec<_> = (0..n)
+        .map(|i| world.spawn((A(i), w12(i), w24(i))))
+        .collect();
     for (i, &e) in es.iter().enumerate().filter(|(i, _)| i % 2 == 0) {
         let i = i as u32;
         world.insert(e, w32(i)).unwrap();
@@ -84,7 +89,11 @@ pub fn every_copy_width_survives_moves<S: Storage>() {
         assert_eq!(world.remove::<W24>(e), Ok(w24(i as u32)));
     }
     for (i, &e) in es.iter().enumerate().filter(|(i, _)| i % 5 == 4) {
-        assert_eq!(world.insert(e, A(i as u32 + 1)), Ok(Some(A(i as u32))), "replaced in place");
+        assert_eq!(
+            world.insert(e, A(i as u32 + 1)),
+            Ok(Some(A(i as u32))),
+            "replaced in place"
+        );
         world.despawn(e).unwrap();
     }
     for (i, &e) in es.iter().enumerate() {
