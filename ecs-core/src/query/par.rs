@@ -14,9 +14,10 @@
 //!   therefore the sequential loop.
 //! * [`BatchSize::Measured`]: for rows whose cost is large or unknown (heavy_compute's 100
 //!   matrix inversions per entity, where even 1,000 rows are worth splitting): the first
-//!   [`PROBE_ROWS`] rows run on the calling thread and are timed; if the estimated rest is
-//!   below [`PARALLEL_ABOVE`] it runs there too, else it is cut into batches of about
-//!   [`TARGET_BATCH`] of work (at least four per thread). Two clock reads per call.
+//!   rows run on the calling thread and are timed (1, 2, 4, ... until [`PROBE_TIME`] passed or
+//!   [`PROBE_ROWS`] rows ran); if the estimated rest is below [`PARALLEL_ABOVE`] it runs
+//!   there too, else it is cut into batches of about [`TARGET_BATCH`] of work (at least four
+//!   per thread). A few clock reads per call.
 //! * [`BatchSize::Rows`]: a fixed batch size.
 
 use std::ops::Range;
@@ -33,6 +34,8 @@ pub const PARALLEL_MIN_ROWS: usize = 4096;
 pub const MIN_BATCH_ROWS: usize = 1024;
 /// Rows timed on the calling thread before choosing how to split ([`BatchSize::Measured`]).
 pub const PROBE_ROWS: usize = 32;
+/// Probing stops once the rows run so far took this long ([`BatchSize::Measured`]).
+pub const PROBE_TIME: Duration = Duration::from_micros(2);
 /// Estimated remaining work above which a run goes parallel ([`BatchSize::Measured`]).
 pub const PARALLEL_ABOVE: Duration = Duration::from_micros(50);
 /// Work aimed for per batch ([`BatchSize::Measured`]).
@@ -145,10 +148,8 @@ fn run<R: Rows>(rows: &R, batch: BatchSize, f: &(impl Fn(R::Item) + Send + Sync)
         BatchSize::Auto if total < PARALLEL_MIN_ROWS => (0, total),
         BatchSize::Auto => (0, MIN_BATCH_ROWS.max(total.div_ceil(threads * 4))),
         BatchSize::Measured => {
-            let probe = PROBE_ROWS.min(total);
-            let started = Instant::now();
-            rows.visit(0..probe, f);
-            let per_row_ns = (started.elapsed().as_nanos() / probe.max(1) as u128).max(1);
+            let (probe, elapsed) = probe(rows, total, f);
+            let per_row_ns = (elapsed.as_nanos() / probe.max(1) as u128).max(1);
             let rest = total - probe;
             if threads <= 1 || per_row_ns * rest as u128 <= PARALLEL_ABOVE.as_nanos() {
                 rows.visit(probe..total, f);
@@ -168,6 +169,29 @@ fn run<R: Rows>(rows: &R, batch: BatchSize, f: &(impl Fn(R::Item) + Send + Sync)
         let from = start + b * size;
         shared.rows().visit(from..(from + size).min(total), f);
     });
+}
+
+/// Runs and times the first rows on the calling thread for [`BatchSize::Measured`]: 1, then
+/// 2, 4, ... more until [`PROBE_TIME`] has passed or [`PROBE_ROWS`] rows ran. Returns the rows
+/// run and the time they took.
+///
+/// The other threads idle meanwhile, so the probe stops as soon as the estimate is usable:
+/// heavy rows (heavy_compute's take ~3 µs each) are judged after one or two, light ones
+/// after up to [`PROBE_ROWS`].
+fn probe<R: Rows>(rows: &R, total: usize, f: &impl Fn(R::Item)) -> (usize, Duration) {
+    let limit = PROBE_ROWS.min(total);
+    let started = Instant::now();
+    let (mut done, mut step) = (0, 1);
+    while done < limit {
+        let end = (done + step).min(limit);
+        rows.visit(done..end, f);
+        done = end;
+        if started.elapsed() >= PROBE_TIME {
+            break;
+        }
+        step *= 2;
+    }
+    (done, started.elapsed())
 }
 
 /// A scan's chunks, each with its fetches resolved once on the calling thread.
