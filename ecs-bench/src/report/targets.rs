@@ -22,6 +22,9 @@ const PEERS: &[&str] = &["hecs", "bevy_ecs", "shipyard"];
 /// All three backends.
 const ALL: &[&str] = &["archetype", "sparse", "hybrid"];
 
+/// The two backends with tables.
+const HYBRID_AND_ARCH: &[&str] = &["archetype", "hybrid"];
+
 /// What a target compares.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Measure {
@@ -106,15 +109,10 @@ impl Target {
 
 /// The targets, in report order (issue 6's table).
 pub const TARGETS: &[Target] = &[
+    Target::time("simple_iter", HYBRID_AND_ARCH, Reference::Baseline, 1.15),
     Target::time(
         "simple_iter",
-        &["archetype", "hybrid"],
-        Reference::Baseline,
-        1.15,
-    ),
-    Target::time(
-        "simple_iter",
-        &["archetype", "hybrid"],
+        HYBRID_AND_ARCH,
         Reference::BestOf(PEERS),
         0.9,
     ),
@@ -124,12 +122,23 @@ pub const TARGETS: &[Target] = &[
         Reference::Runner("shipyard"),
         0.8,
     ),
-    Target::time("fragmented_iter", ALL, Reference::BestOf(PEERS), 1.0),
+    Target::time("fragmented_iter", ALL, Reference::BestOf(PEERS), 1.0).because(
+        "26 letter tables of 20 rows: the archetype layout makes one chunk per table, and \
+         each chunk's setup (matching, resolving the column, the hybrid's plan check) costs \
+         several rows' work; shipyard walks the one dense Data array. The sparse backend \
+         walks one array too and is level with shipyard (runs under 100 ns are noisy).",
+    ),
     Target::time(
         "simple_insert",
-        &["archetype", "hybrid"],
+        HYBRID_AND_ARCH,
         Reference::BestOf(PEERS),
         0.8,
+    )
+    .because(
+        "spawn_batch appends one bundle at a time (entity allocator, location record, table \
+         row, one write per column) into room reserved once; shipyard's bulk_add_entity \
+         extends each component array straight from the iterator. Over runs the archetype \
+         backend lands at 0.85-1.1x shipyard, twice as fast as hecs and bevy_ecs.",
     ),
     Target::time(
         "add_remove",
@@ -137,24 +146,53 @@ pub const TARGETS: &[Target] = &[
         Reference::BestOf(PEERS),
         0.7,
     ),
-    Target::time("add_remove", &["archetype"], Reference::Runner("hecs"), 0.7),
-    Target::time("random_access", ALL, Reference::BestOf(PEERS), 0.8),
-    Target::time("create", ALL, Reference::BestOf(PEERS), 0.6),
+    Target::time("add_remove", &["archetype"], Reference::Runner("hecs"), 0.7).because(
+        "adding or removing B moves the entity's row between two tables (every column \
+         copied, the hole swap-filled, two records fixed): the archetype layout's price for \
+         dense iteration, paid by hecs too. The sparse and hybrid (B sparse) backends avoid it.",
+    ),
+    Target::time("random_access", ALL, Reference::BestOf(PEERS), 0.8).because(
+        "`World::get` resolves the component's storage on every call (type slot, storage, \
+         index page, generation check: about 35 instructions); shipyard's views resolve the \
+         storage once per loop (about 17). Both wait on two dependent cache misses per get at \
+         100k entities, and the shorter loop keeps more of them in flight. We are 1.5-3x \
+         faster than hecs and bevy_ecs.",
+    ),
+    Target::time("create", ALL, Reference::BestOf(PEERS), 0.6).because(
+        "creating empty entities is dominated by growing per-entity arrays; the archetype \
+         layout keeps three (world allocator 12 B, location record 8 B, a row of the empty \
+         table 8 B), hecs two, the sparse backend only the allocator (0.35x hecs).",
+    ),
     Target {
         workload: "create",
         backends: ALL,
         measure: Measure::PeakBytesPerUnit,
         limit: 16.0,
-        why: None,
+        why: Some(
+            "every entity of the archetype layout has a table row (8 B) and a location record \
+             (8 B) beside the world's entity allocator (12 B): 28 B; the sparse backend \
+             stores nothing for an entity without components (12.6 B).",
+        ),
     },
-    Target::time("add", &["sparse", "hybrid"], Reference::BestOf(PEERS), 0.8),
-    Target::time("add_write_delete", ALL, Reference::Runner("hecs"), 0.5),
+    Target::time("add", &["sparse", "hybrid"], Reference::BestOf(PEERS), 0.8).because(
+        "the hybrid backend stores `add`'s four components in tables (their declared \
+         StorageKind), so each single insert moves the row as in the archetype backend; \
+         declared Sparse they would take the sparse backend's path (0.4x shipyard).",
+    ),
+    Target::time("add_write_delete", ALL, Reference::Runner("hecs"), 0.5).because(
+        "every insert moves the row to the next table (four moves per entity); the hybrid \
+         backend adds a storage-kind look-up per insert and a sparse-half check per despawn.",
+    ),
     Target {
         workload: "add_write_delete",
         backends: ALL,
         measure: Measure::PeakHeap(Reference::Runner("hecs")),
         limit: 1.0,
-        why: None,
+        why: Some(
+            "a sparse set keeps, per component, its own entity index (8 B per entity index, in \
+             8 KiB pages) and entity list (8 B per entity): 16 B of bookkeeping per component \
+             per entity, where an archetype row shares one entity id across its components.",
+        ),
     },
     Target {
         workload: "add_write_delete",
@@ -164,7 +202,11 @@ pub const TARGETS: &[Target] = &[
         why: None,
     },
     Target::time("heavy_compute", ALL, Reference::Baseline, 1.05),
-    Target::time("schedule", ALL, Reference::BestOf(SCHEDULER_PEERS), 0.8),
+    Target::time("schedule", ALL, Reference::BestOf(SCHEDULER_PEERS), 0.8).because(
+        "a sparse join reads, per row, the entity id that matches the second component (8 B \
+         beside a 4 B value), and the 40,000-row (A, B) join's values and ids outgrow the L2 \
+         cache; archetype rows hold the values side by side (0.5x shipyard).",
+    ),
 ];
 
 /// Whether a target held.
@@ -409,6 +451,28 @@ mod tests {
         assert_eq!(find(&evals, "sparse", "time").status, Status::Met);
         assert_eq!(find(&evals, "sparse", "peak heap").status, Status::Met);
         assert_eq!(find(&evals, "sparse", "allocations").status, Status::Missed);
+    }
+
+    #[test]
+    fn the_report_prints_targets_and_why_a_miss_is_inherent() {
+        let r = report(
+            "random_access",
+            10,
+            vec![
+                result("archetype", 3.0, 0, 0),
+                result("sparse", 0.5, 0, 0),
+                result("shipyard", 1.0, 0, 0),
+            ],
+        );
+        let md = crate::report::markdown::render(&r);
+        assert!(md.contains("## Performance targets"));
+        assert!(md.contains("**1 of 2** measured targets met"));
+        assert!(md.contains("| random_access | archetype | time ≤ 0.80× the fastest peer | 3.00× (shipyard) | ✗ missed (1) |"));
+        assert!(md.contains(
+            "| random_access | sparse | time ≤ 0.80× the fastest peer | 0.50× (shipyard) | ✓ met |"
+        ));
+        assert!(md.contains("1. *random_access*: `World::get` resolves"));
+        assert!(md.contains("not measured: hybrid did not run"));
     }
 
     #[test]
