@@ -149,7 +149,7 @@ impl Archetypes {
         component: ComponentId,
         components: &Components,
     ) -> TableId {
-        match self.graph.edge(from, component).add {
+        match self.graph.take_edge(from, component).add {
             Some(to) => to,
             None => self.add_target_uncached(from, component, components),
         }
@@ -178,7 +178,7 @@ impl Archetypes {
     /// it does not have it). A cached graph edge after the first time.
     #[inline]
     pub fn remove_target(&mut self, from: TableId, component: ComponentId) -> TableId {
-        match self.graph.edge(from, component).remove {
+        match self.graph.take_edge(from, component).remove {
             Some(to) => to,
             None => self.remove_target_uncached(from, component),
         }

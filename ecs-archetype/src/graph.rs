@@ -39,6 +39,18 @@ pub struct Edge {
     pub remove: Option<TableId>,
 }
 
+/// One table's cached edges.
+///
+/// # Invariant
+/// `recent`, when set, is `(c, map[c])` for an edge in `map`: the last edge taken, so the
+/// same structural change repeated (the usual case: every entity of a table gaining the same
+/// component) skips the hash probe.
+#[derive(Debug, Default)]
+struct TableEdges {
+    recent: Option<(ComponentId, Edge)>,
+    map: ComponentIdMap<Edge>,
+}
+
 /// Table lookup by component set, and the cached edges between tables.
 ///
 /// # Invariants
@@ -48,7 +60,7 @@ pub struct Edge {
 #[derive(Debug, Default)]
 pub struct ArchetypeGraph {
     by_set: HashMap<Box<[ComponentId]>, TableId>,
-    edges: Vec<ComponentIdMap<Edge>>,
+    edges: Vec<TableEdges>,
     set_lookups: usize,
 }
 
@@ -66,24 +78,52 @@ impl ArchetypeGraph {
         debug_assert_eq!(id.index(), self.edges.len(), "tables are added in id order");
         let previous = self.by_set.insert(set, id);
         debug_assert!(previous.is_none(), "two tables for one component set");
-        self.edges.push(ComponentIdMap::default());
+        self.edges.push(TableEdges::default());
     }
 
     /// The cached edge of `component` from table `from` (both ends unknown if never taken).
     #[inline]
     pub fn edge(&self, from: TableId, component: ComponentId) -> Edge {
         self.edges[from.index()]
+            .map
             .get(&component)
             .copied()
             .unwrap_or_default()
+    }
+
+    /// [`ArchetypeGraph::edge`], remembering a known edge as the table's most recent one.
+    #[inline]
+    pub(crate) fn take_edge(&mut self, from: TableId, component: ComponentId) -> Edge {
+        let edges = &mut self.edges[from.index()];
+        if let Some((c, edge)) = edges.recent {
+            if c == component {
+                return edge;
+            }
+        }
+        let edge = edges.map.get(&component).copied().unwrap_or_default();
+        if edge != Edge::default() {
+            edges.recent = Some((component, edge));
+        }
+        edge
     }
 
     /// Caches that adding `component` to table `from` leads to `to`, and so that removing it
     /// from `to` leads back to `from`.
     pub(crate) fn cache_add_edge(&mut self, from: TableId, component: ComponentId, to: TableId) {
         debug_assert_ne!(from, to);
-        self.edges[from.index()].entry(component).or_default().add = Some(to);
-        self.edges[to.index()].entry(component).or_default().remove = Some(from);
+        for (table, end) in [(from, true), (to, false)] {
+            let edges = &mut self.edges[table.index()];
+            let edge = edges.map.entry(component).or_default();
+            if end {
+                edge.add = Some(to);
+            } else {
+                edge.remove = Some(from);
+            }
+            // The edge changed: drop a stale copy of it.
+            if edges.recent.is_some_and(|(c, _)| c == component) {
+                edges.recent = None;
+            }
+        }
     }
 
     /// Number of tables registered.
@@ -99,7 +139,7 @@ impl ArchetypeGraph {
     /// Number of edges cached over all tables (an edge known in both directions counts once
     /// per end).
     pub fn edge_count(&self) -> usize {
-        self.edges.iter().map(|e| e.len()).sum()
+        self.edges.iter().map(|e| e.map.len()).sum()
     }
 
     /// How many times a whole component set was hashed to find a table: once per new
@@ -117,10 +157,10 @@ impl ArchetypeGraph {
             .map(|k| k.len() * size_of::<ComponentId>())
             .sum();
         let edge = size_of::<(ComponentId, Edge)>() + 1;
-        let edges: usize = self.edges.iter().map(|m| m.capacity() * edge).sum();
+        let edges: usize = self.edges.iter().map(|m| m.map.capacity() * edge).sum();
         self.by_set.capacity() * entry
             + sets
-            + self.edges.capacity() * size_of::<HashMap<ComponentId, Edge>>()
+            + self.edges.capacity() * size_of::<TableEdges>()
             + edges
     }
 }
@@ -138,6 +178,30 @@ mod tests {
     impl Component for A {}
     struct B(#[allow(dead_code)] u64);
     impl Component for B {}
+
+    #[test]
+    fn the_recent_edge_always_matches_the_map() {
+        let mut components = Components::default();
+        let (a, b) = (components.register::<A>(), components.register::<B>());
+        let mut graph = ArchetypeGraph::default();
+        let [t0, ta, tb] = [0, 1, 2].map(TableId::new);
+        graph.add_table(Box::new([]), t0);
+        graph.add_table(Box::new([a]), ta);
+        graph.add_table(Box::new([b]), tb);
+        graph.cache_add_edge(t0, a, ta);
+        assert_eq!(graph.take_edge(t0, a).add, Some(ta));
+        // Caching another edge of the same table leaves the recent one right.
+        graph.cache_add_edge(t0, b, tb);
+        for _ in 0..3 {
+            assert_eq!(graph.take_edge(t0, a).add, Some(ta));
+            assert_eq!(graph.take_edge(t0, b).add, Some(tb));
+            assert_eq!(graph.take_edge(ta, a).remove, Some(t0));
+            assert_eq!(graph.take_edge(ta, b), Edge::default(), "never taken");
+        }
+        for (table, c) in [(t0, a), (t0, b), (ta, a), (tb, b), (tb, a)] {
+            assert_eq!(graph.take_edge(table, c), graph.edge(table, c));
+        }
+    }
 
     #[test]
     fn edges_are_cached_both_ways() {

@@ -369,13 +369,16 @@ unsafe impl Storage for HybridStorage {
     }
 
     fn despawn(&mut self, entity: Entity) {
-        let (archetypes, sparse) = (&mut self.archetypes, &mut self.sparse);
-        for_each_completing(0..2, |half| match half {
-            0 => {
-                archetypes.despawn(entity);
+        /// Despawns from the sparse half when dropped: after the table half, even if one of
+        /// its values' `Drop` panics.
+        struct SparseHalf<'a>(&'a mut SparseStorage, Entity);
+        impl Drop for SparseHalf<'_> {
+            fn drop(&mut self) {
+                self.0.despawn(self.1);
             }
-            _ => sparse.despawn(entity),
-        });
+        }
+        let _sparse = SparseHalf(&mut self.sparse, entity);
+        self.archetypes.despawn(entity);
     }
 
     #[inline]

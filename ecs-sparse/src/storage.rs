@@ -136,6 +136,9 @@ unsafe impl Storage for SparseStorage {
     /// Removes the entity from every set holding it: O(number of component types), since an
     /// entity keeps no list of its components here.
     fn despawn(&mut self, entity: Entity) {
+        if self.sets.is_empty() {
+            return;
+        }
         for_each_completing(self.sets.iter_mut().flatten(), |set| {
             set.remove_and_drop(entity);
         });
