@@ -95,7 +95,7 @@ impl SplitWriter<'_> {
     /// Sends field `index` to its sparse set. Out of line, so the table path of `visit`
     /// stays small enough to inline into a spawn loop.
     #[inline(never)]
-    fn to_sparse<T: Component>(&mut self, index: usize, value: T) {
+    fn send_to_sparse<T: Component>(&mut self, index: usize, value: T) {
         let value = std::mem::ManuallyDrop::new(value);
         // SAFETY: the entity is new, so it lacks this component; the value is an owned `T`
         // (the component `ids[index]`, by the `Bundle` contract) that the `ManuallyDrop`
@@ -116,7 +116,7 @@ impl BundleVisitor for SplitWriter<'_> {
     fn visit<T: Component>(&mut self, index: usize, value: T) {
         let column = self.field_columns[index];
         if column == NOT_IN_TABLE {
-            return self.to_sparse(index, value);
+            return self.send_to_sparse(index, value);
         }
         // SAFETY: the bundle cache maps field `index` to the column of its component, whose
         // type is `T` (the `Bundle` contract); each field is visited once.
