@@ -132,11 +132,14 @@ fn render_targets(out: &mut String, report: &Report) {
             },
             Status::NotMeasured(why) => format!("not measured: {why}"),
         };
+        let backend = match e.target.label {
+            Some(label) => format!("{} ({label})", e.backend),
+            None => e.backend.to_owned(),
+        };
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {measured} | {status} |",
+            "| {} | {backend} | {} | {measured} | {status} |",
             e.target.workload,
-            e.backend,
             e.target.describe()
         );
     }
@@ -147,7 +150,8 @@ fn render_targets(out: &mut String, report: &Report) {
         let _ = writeln!(
             out,
             "| simple_iter | sparse, owning group over (Position, Velocity) | time ≤ 1.30× \
-             baseline | — | ✗ missed: owning groups are not implemented |"
+             baseline | — | ✗ missed: owning groups are not implemented (the row \
+             \"sparse (no group)\" is the plain join) |"
         );
     }
     out.push('\n');

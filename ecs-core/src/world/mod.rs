@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::bundle::{Bundle, BundleInfo, Bundles};
 use crate::change::{ChangeKind, ChangeStore, Mut};
 use crate::component::{
-    Component, ComponentDescriptor, ComponentId, ComponentInfo, Components, TypeIdMap,
+    Component, ComponentDescriptor, ComponentId, ComponentInfo, Components, TypeIdMap, TypeSlots,
 };
 use crate::entities::Entities;
 use crate::entity::Entity;
@@ -41,7 +41,7 @@ pub struct World<S: Storage> {
     components: Components,
     bundles: Bundles,
     storage: S,
-    queries: TypeIdMap<Box<dyn Any + Send + Sync>>,
+    queries: QueryStates,
     changes: ChangeStore,
     pub(crate) resources: Resources,
 }
@@ -68,7 +68,7 @@ impl<S: Storage> World<S> {
             components: Components::default(),
             bundles: Bundles::default(),
             storage: S::default(),
-            queries: TypeIdMap::default(),
+            queries: QueryStates::default(),
             changes: ChangeStore::default(),
             resources: Resources::default(),
         }
@@ -508,14 +508,14 @@ impl<S: Storage> World<S> {
         &mut self,
     ) -> Result<QueryIter<'_, Q, F, S>, EcsError> {
         let key = TypeId::of::<QueryState<Q, F, S>>();
-        if !self.queries.contains_key(&key) {
-            let state = QueryState::<Q, F, S>::new(self)?;
-            self.queries.insert(key, Box::new(state));
-        }
-        let state = self
-            .queries
-            .get_mut(&key)
-            .and_then(|s| s.downcast_mut::<QueryState<Q, F, S>>());
+        let index = match self.queries.index(key) {
+            Some(index) => index,
+            None => {
+                let state = QueryState::<Q, F, S>::new(self)?;
+                self.queries.insert(key, Box::new(state))
+            }
+        };
+        let state = self.queries.states[index].downcast_mut::<QueryState<Q, F, S>>();
         let state = state.expect("query cache holds the state under its own type");
         let world = WorldView {
             id: self.id,
@@ -735,5 +735,68 @@ impl<S: Storage> World<S> {
         let (storage, components) = (&mut self.storage, &self.components);
         self.entities
             .flush(|entity| storage.spawn(entity, (), info, components));
+    }
+}
+
+/// The query states `World::query` caches, one per query type.
+///
+/// Looked up on every `World::query` call: through the direct-mapped [`TypeSlots`] first
+/// (one comparison), the map only when two query types share a slot.
+#[derive(Default)]
+struct QueryStates {
+    states: Vec<Box<dyn Any + Send + Sync>>,
+    by_type: TypeIdMap<usize>,
+    recent: TypeSlots,
+}
+
+impl QueryStates {
+    /// Where the state of the query type `key` is, if it was created.
+    #[inline]
+    fn index(&self, key: TypeId) -> Option<usize> {
+        match self.recent.get(key) {
+            Some(index) => Some(index as usize),
+            None => self.by_type.get(&key).copied(),
+        }
+    }
+
+    /// Stores a new state for `key`; returns its index.
+    fn insert(&mut self, key: TypeId, state: Box<dyn Any + Send + Sync>) -> usize {
+        let index = self.states.len();
+        self.states.push(state);
+        self.by_type.insert(key, index);
+        if let Ok(small) = u32::try_from(index) {
+            self.recent.remember(key, small);
+        }
+        index
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::VecStorage;
+
+    struct N<const I: usize>(usize);
+    impl<const I: usize> Component for N<I> {}
+
+    #[test]
+    fn many_bundle_and_query_types_share_the_fast_slots_correctly() {
+        // 80 bundle types and 80 query types for 64 slots: some are found through the maps.
+        let mut world = World::<VecStorage>::new();
+        macro_rules! each {
+            ($($i:literal)*) => {
+                $( world.spawn((N::<$i>($i),)); world.spawn((N::<$i>($i + 1),)); )*
+                $(
+                    let sum: usize = world.query::<&N<$i>>().map(|n| n.0).sum();
+                    assert_eq!(sum, 2 * $i + 1, "query type {}", $i);
+                )*
+                // Again, now that every state exists.
+                $( assert_eq!(world.query::<&N<$i>>().count(), 2); )*
+            };
+        }
+        each!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29
+              30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55
+              56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79);
+        assert_eq!(world.len(), 160);
     }
 }
