@@ -124,10 +124,14 @@ fn render_targets(out: &mut String, report: &Report) {
         let status = match &e.status {
             Status::Met => "✓ met".to_owned(),
             Status::Missed => match e.target.why {
-                Some(why) => {
-                    reasons.push((e.target.workload, why));
-                    format!("✗ missed ({})", reasons.len())
-                }
+                // One note per target, however many backends miss it.
+                Some(why) => match reasons.iter().position(|&(_, w)| w == why) {
+                    Some(i) => format!("✗ missed ({})", i + 1),
+                    None => {
+                        reasons.push((e.target.workload, why));
+                        format!("✗ missed ({})", reasons.len())
+                    }
+                },
                 None => "✗ missed".to_owned(),
             },
             Status::NotMeasured(why) => format!("not measured: {why}"),
