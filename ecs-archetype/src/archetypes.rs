@@ -221,23 +221,6 @@ impl Archetypes {
         self.tables[table.index()].reserve(additional);
     }
 
-    /// Adds `entity`, which has no record, as a new row of `table`; `write` pushes its values.
-    ///
-    /// # Safety
-    /// As for [`Table::push_row`]: `write` pushes at most one value of each column's component
-    /// onto each column, and exactly one onto every column if it returns.
-    pub(crate) unsafe fn push_entity(
-        &mut self,
-        entity: Entity,
-        table: TableId,
-        write: impl FnOnce(&mut [BlobVec]),
-    ) {
-        debug_assert!(self.records.get(entity.index() as usize).is_none());
-        // SAFETY: forwarded contract.
-        let row = unsafe { self.tables[table.index()].push_row(entity, write) };
-        self.records.set(entity.index() as usize, table, row);
-    }
-
     /// Appends one row of `table` per item of `batch` (new entities, not yet here), each
     /// written by `write(columns, entity, item)`; records them.
     ///
@@ -264,8 +247,7 @@ impl Archetypes {
             debug_assert!(self.records.get(entity.index() as usize).is_none());
             // SAFETY: `room > 0` rows are reserved in every column and the entity vector;
             // `write` as promised by the caller.
-            let row =
-                unsafe { t.push_reserved_row(entity, |columns| write(columns, entity, item)) };
+            let row = unsafe { t.push_row(entity, |columns| write(columns, entity, item)) };
             room -= 1;
             self.records.set(entity.index() as usize, table, row);
         }
@@ -528,10 +510,12 @@ mod tests {
         let (a, b) = (components.register::<A>(), components.register::<B>());
         let mut archetypes = Archetypes::default();
         let t_a = archetypes.table_for(&[a], &components);
-        for i in 0..5 {
-            // SAFETY: `t_a` has one column, of A; one A is pushed.
-            unsafe { archetypes.push_entity(entity(i), t_a, |cols| cols[0].push(A(i))) };
-        }
+        // SAFETY: `t_a` has one column, of A; one A is pushed per row.
+        unsafe {
+            archetypes.push_batch(t_a, (0..5).map(|i| (entity(i), A(i))), |cols, _, a| {
+                cols[0].push(a)
+            })
+        };
         archetypes.assert_consistent();
         // Move entity 1 to {A, B}: entity 4 fills its row in {A}.
         let t_ab = archetypes.add_target(t_a, b, &components);

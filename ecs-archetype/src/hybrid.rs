@@ -289,6 +289,7 @@ unsafe impl Storage for HybridStorage {
         T::STORAGE == StorageKind::Table
     }
 
+    /// A batch of one: the same path as `spawn_batch`.
     fn spawn<B: Bundle>(
         &mut self,
         entity: Entity,
@@ -296,32 +297,7 @@ unsafe impl Storage for HybridStorage {
         info: &BundleInfo,
         components: &Components,
     ) {
-        for &id in info.components() {
-            if self.kind(id).is_none() {
-                self.learn(id, components);
-            }
-        }
-        let in_table = |c: ComponentId| components.info(c).storage() == StorageKind::Table;
-        let target = self
-            .bundles
-            .resolve_split(info, &mut self.archetypes, components, in_table);
-        let (table, field_columns) = (target.table, &target.field_columns);
-        let sparse = &mut self.sparse;
-        // SAFETY: the table's set is exactly the bundle's table fields, which `field_columns`
-        // maps one-to-one onto its columns; `visit` pushes one value of the right type onto
-        // each (and sends the other fields to the sparse sets), and does not panic.
-        unsafe {
-            self.archetypes.push_entity(entity, table, |columns| {
-                bundle.visit(&mut SplitWriter {
-                    columns,
-                    field_columns,
-                    sparse,
-                    ids: info.components(),
-                    entity,
-                    components,
-                })
-            });
-        }
+        self.spawn_batch(std::iter::once((entity, bundle)), info, components);
     }
 
     fn spawn_batch<B: Bundle>(
@@ -341,9 +317,9 @@ unsafe impl Storage for HybridStorage {
             .resolve_split(info, &mut self.archetypes, components, in_table);
         let field_columns = &target.field_columns;
         let sparse = &mut self.sparse;
-        // SAFETY: as in `spawn`: `field_columns` maps the table fields one-to-one onto the
-        // columns, `visit` pushes one value of the right type onto each and sends the other
-        // fields to the sparse sets.
+        // SAFETY: the table's set is exactly the bundle's table fields, which `field_columns`
+        // maps one-to-one onto its columns; `visit` pushes one value of the right type onto
+        // each (and sends the other fields to the sparse sets), and does not panic.
         unsafe {
             self.archetypes
                 .push_batch(target.table, batch, |columns, entity, bundle| {

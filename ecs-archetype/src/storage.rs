@@ -103,6 +103,7 @@ unsafe impl Storage for ArchetypeStorage {
         true
     }
 
+    /// A batch of one: the same path as `spawn_batch`.
     #[inline]
     fn spawn<B: Bundle>(
         &mut self,
@@ -111,20 +112,7 @@ unsafe impl Storage for ArchetypeStorage {
         info: &BundleInfo,
         components: &Components,
     ) {
-        let target = self.bundles.resolve(info, &mut self.archetypes, components);
-        let field_columns = &target.field_columns;
-        // SAFETY: the table's set is exactly the bundle's (no duplicates: `BundleInfo` rejects
-        // them), so `field_columns` maps the fields one-to-one onto the columns and `visit`
-        // pushes exactly one value of the right type onto each.
-        unsafe {
-            self.archetypes
-                .push_entity(entity, target.table, |columns| {
-                    bundle.visit(&mut ColumnWriter {
-                        columns,
-                        field_columns,
-                    })
-                });
-        }
+        self.spawn_batch(std::iter::once((entity, bundle)), info, components);
     }
 
     fn spawn_batch<B: Bundle>(
@@ -135,8 +123,9 @@ unsafe impl Storage for ArchetypeStorage {
     ) {
         let target = self.bundles.resolve(info, &mut self.archetypes, components);
         let field_columns = &target.field_columns;
-        // SAFETY: as in `spawn`: `field_columns` maps the bundle's fields one-to-one onto the
-        // table's columns, so `visit` pushes exactly one value of the right type onto each.
+        // SAFETY: the table's set is exactly the bundle's (no duplicates: `BundleInfo` rejects
+        // them), so `field_columns` maps the fields one-to-one onto the columns and `visit`
+        // pushes exactly one value of the right type onto each.
         unsafe {
             self.archetypes
                 .push_batch(target.table, batch, |columns, _, bundle| {

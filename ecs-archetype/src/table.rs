@@ -87,6 +87,10 @@ pub(crate) struct RowMove {
 ///   `entities[i]` (broken only inside the crate-private mutating methods, never across
 ///   a return or an unwind).
 /// * `entities.len() <= MAX_ROWS`.
+/// * `column_of[components[c].index()] == c` for every column `c`, every other entry is
+///   `NO_COLUMN`, and `column_of.len()` is the largest component index plus one (so
+///   `column_index` answers with one look-up; `column_index` never returns a column out of
+///   range).
 pub struct Table {
     id: TableId,
     components: Box<[ComponentId]>,
@@ -199,37 +203,20 @@ impl Table {
 
     /// Appends a row for `entity` whose values `write` pushes onto the columns; returns the row.
     ///
-    /// Room for the row is reserved before `write` runs, so pushing within it cannot
-    /// reallocate. Should `write` unwind after pushing onto some columns, the values it pushed
-    /// are dropped and the table is left as it was.
+    /// The caller has reserved room for the row (see [`Table::reserve`]; a batch reserves
+    /// once for many rows, see [`crate::archetypes::Archetypes::push_batch`]), so pushing
+    /// within it cannot reallocate. Should `write` unwind after pushing onto some columns, the
+    /// values it pushed are dropped and the table is left as it was.
     ///
     /// # Panics
     /// If the table already holds [`MAX_ROWS`] rows (before `write` runs).
     ///
     /// # Safety
     /// `write` pushes at most one value onto each column, of that column's component; if it
-    /// returns, it has pushed exactly one onto every column.
-    pub(crate) unsafe fn push_row(
-        &mut self,
-        entity: Entity,
-        write: impl FnOnce(&mut [BlobVec]),
-    ) -> usize {
-        self.reserve(1);
-        // SAFETY: room for one row was just reserved; `write` as promised by the caller.
-        unsafe { self.push_reserved_row(entity, write) }
-    }
-
-    /// [`Table::push_row`] without the reservation, for a caller that reserved room for many
-    /// rows at once (see [`crate::archetypes::Archetypes::push_batch`]).
-    ///
-    /// # Panics
-    /// If the table already holds [`MAX_ROWS`] rows (before `write` runs).
-    ///
-    /// # Safety
-    /// As for `push_row`; besides, the entity vector and every column have room for one more
-    /// item.
+    /// returns, it has pushed exactly one onto every column. The entity vector and every
+    /// column have room for one more item.
     #[inline]
-    pub(crate) unsafe fn push_reserved_row(
+    pub(crate) unsafe fn push_row(
         &mut self,
         entity: Entity,
         write: impl FnOnce(&mut [BlobVec]),
@@ -408,7 +395,9 @@ mod tests {
 
     /// Pushes a row of (A, B) onto a table whose columns are exactly [A, B].
     fn push_ab(table: &mut Table, e: Entity, i: u32) {
-        // SAFETY: the table's columns are A then B; one value is pushed onto each.
+        table.reserve(1);
+        // SAFETY: the table's columns are A then B, with room for a row; one value is pushed
+        // onto each.
         unsafe {
             table.push_row(e, |cols| {
                 cols[0].push(A(i));
@@ -550,7 +539,8 @@ mod tests {
         let mut ab = Table::new(TableId::new(1), Box::new([a, b]), &s.index);
         push_ab(&mut ab, entity(0), 0);
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            // SAFETY: pushes at most one A and then unwinds before pushing B.
+            ab.reserve(1);
+            // SAFETY: room is reserved; pushes at most one A and then unwinds before B.
             unsafe {
                 ab.push_row(entity(1), |cols| {
                     cols[0].push(A(1));
