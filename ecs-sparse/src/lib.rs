@@ -25,9 +25,10 @@
 //! ```
 //!
 //! ## How it is built (bottom up)
-//! * [`sparse_array`]: entity index → dense position, in 4 KiB pages allocated on first
-//!   write, so a rare component costs memory for the entities that hold it, not for every
-//!   index up to the largest one.
+//! * [`sparse_array`]: entity index → 64-bit entry (the set keeps the dense position and the
+//!   entity's generation there), in 8 KiB pages allocated on first write, so a rare
+//!   component costs memory for the entities that hold it, not for every index up to the
+//!   largest one.
 //! * [`sparse_set`]: that index plus a dense entity array and a dense, type-erased data array
 //!   ([`BlobVec`](ecs_core::blob::BlobVec)) kept parallel. Removal swaps the last value into
 //!   the hole, so the arrays never have gaps and freed slots are reused (seed 000's "memory
@@ -35,7 +36,7 @@
 //! * [`storage`]: one optional set per component id, in a `Vec` indexed by the id (no
 //!   hashing), and the `Storage` implementation.
 //! * [`query`]: a query walks the smallest set among its required components and looks the
-//!   entity up in the others.
+//!   entity up in the others (first at the position the previous row's offset predicts).
 //!
 //! ## Trade-offs, for choosing a backend
 //! | operation | sparse sets | archetype tables |

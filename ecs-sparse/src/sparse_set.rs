@@ -5,22 +5,24 @@
 //! ```text
 //!                 sparse (paged, by entity index)          dense entities     dense data
 //!   index:    0     1     2     3     4     5          pos:  0     1     2      0   1   2
-//!          [  ∅  |  2  |  ∅  |  0  |  1  |  ∅  ]           [ 3v1 | 4v2 | 1v1 ]  [ c3| c4| c1]
+//!          [  ∅  | 2v1 |  ∅  | 0v1 | 1v2 |  ∅  ]           [ 3v1 | 4v2 | 1v1 ]  [ c3| c4| c1]
 //!                   |           |     |                        ^     ^     ^
 //!                   |           +-----|------------------------+     |     |
 //!                   |                 +------------------------------+     |
 //!                   +------------------------------------------------------+
 //!
+//!   A sparse entry "p v g" is the dense position p and the entity's generation g.
+//!
 //!   remove 3v1 (swap-remove): pos = sparse[3] = 0; the last row (1v1, c1) moves into pos 0,
-//!   sparse[1] = 0, sparse[3] = ∅, length 2. No gap is left and the freed slot is the next
+//!   sparse[1] = 0v1, sparse[3] = ∅, length 2. No gap is left and the freed slot is the next
 //!   one written: memory is reused, never leaked, as seed 000 demands.
 //!
-//!          [  ∅  |  0  |  ∅  |  ∅  |  1  |  ∅  ]           [ 1v1 | 4v2 ]        [ c1| c4]
+//!          [  ∅  | 0v1 |  ∅  |  ∅  | 1v2 |  ∅  ]           [ 1v1 | 4v2 ]        [ c1| c4]
 //! ```
 //!
-//! * **contains / get**: `pos = sparse[e.index()]`, then `entities[pos] == e` compares the
-//!   whole handle, generation included, so a stale handle whose index was reused by a newer
-//!   entity reads as absent.
+//! * **contains / get**: the entry at `e.index()` must carry `e`'s generation, so a stale
+//!   handle whose index was reused by a newer entity reads as absent, without reading the
+//!   dense entity array (one dependent cache miss fewer than comparing `entities[pos]`).
 //! * **insert**: append to both dense arrays, point the sparse entry at the new position.
 //! * **remove**: swap-remove from both dense arrays and repair the moved entity's entry.
 //!
