@@ -47,6 +47,10 @@ impl BundleId {
 }
 
 /// The bundle types a world has resolved, by type.
+///
+/// # Invariant
+/// `by_type[TypeId::of::<B>()] == i` exactly when `infos[i]` is `B`'s info (whose id is `i`);
+/// `recent` fronts `by_type` (see [`TypeSlots`]).
 #[derive(Default, Debug)]
 pub(crate) struct Bundles {
     infos: Vec<BundleInfo>,

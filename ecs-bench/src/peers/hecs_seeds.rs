@@ -3,101 +3,85 @@
 
 use hecs::{Entity, World};
 
-use crate::components::Digest;
-use crate::components::{Health, Position, Rotation, Velocity};
+use crate::components::{Digest, Health, Position, Rotation, Velocity};
 use crate::workload::{prepared, Prepared};
-use crate::workloads::seed000::{entity_hash, outcome_checksum, ENTITIES_PER_REP};
+use crate::workloads::seed000::{self, entity_hash, SeedWorld};
 use crate::workloads::seed003::{access_checksum, access_term, shuffled_order, spawn_by_archetype};
 
-fn insert_nth(world: &mut World, e: Entity, k: usize, x: f32) {
-    let result = match k {
-        0 => world.insert_one(e, Position([x, 0.0, 0.0])),
-        1 => world.insert_one(e, Rotation([0.0, x, 0.0])),
-        2 => world.insert_one(e, Velocity([0.0, 0.0, x])),
-        _ => world.insert_one(e, Health(x as u32)),
-    };
-    result.expect("live entity");
-}
+impl SeedWorld for World {
+    type Entity = Entity;
 
-fn write_nth(world: &mut World, e: Entity, k: usize) -> bool {
-    match k {
-        0 => world.get::<&mut Position>(e).map(|mut c| c.0[0] += 1.0),
-        1 => world.get::<&mut Rotation>(e).map(|mut c| c.0[1] += 1.0),
-        2 => world.get::<&mut Velocity>(e).map(|mut c| c.0[2] += 1.0),
-        _ => world.get::<&mut Health>(e).map(|mut c| c.0 += 1),
+    fn new_world() -> Self {
+        World::new()
     }
-    .is_ok()
-}
 
-fn world_checksum(world: &mut World, events: u64) -> u64 {
-    type All<'a> = (
-        Option<&'a Position>,
-        Option<&'a Rotation>,
-        Option<&'a Velocity>,
-        Option<&'a Health>,
-    );
-    let mut digest = Digest::default();
-    let mut count = 0;
-    for (p, r, v, h) in world.query_mut::<All>() {
-        digest.add(entity_hash(p, r, v, h));
-        count += 1;
+    fn spawn_empty(&mut self) -> Entity {
+        self.spawn(())
     }
-    outcome_checksum(digest.finish(count), events)
-}
 
-/// What a timed body leaves for the checksum.
-type Outcome = (Option<World>, u64);
+    fn insert_nth(&mut self, e: Entity, k: usize, x: f32) {
+        let result = match k {
+            0 => self.insert_one(e, Position([x, 0.0, 0.0])),
+            1 => self.insert_one(e, Rotation([0.0, x, 0.0])),
+            2 => self.insert_one(e, Velocity([0.0, 0.0, x])),
+            _ => self.insert_one(e, Health(x as u32)),
+        };
+        result.expect("live entity");
+    }
 
-fn outcome(run: impl FnMut(&mut Outcome) + 'static) -> Box<dyn Prepared> {
-    prepared((None, 0), run, |(world, events)| {
-        world.as_mut().map_or(0, |w| world_checksum(w, *events))
-    })
+    fn write_all(&mut self, entities: &[Entity]) -> u64 {
+        let mut writes = 0;
+        for &e in entities {
+            writes += u64::from(
+                self.get::<&mut Position>(e)
+                    .map(|mut c| c.0[0] += 1.0)
+                    .is_ok(),
+            );
+            writes += u64::from(
+                self.get::<&mut Rotation>(e)
+                    .map(|mut c| c.0[1] += 1.0)
+                    .is_ok(),
+            );
+            writes += u64::from(
+                self.get::<&mut Velocity>(e)
+                    .map(|mut c| c.0[2] += 1.0)
+                    .is_ok(),
+            );
+            writes += u64::from(self.get::<&mut Health>(e).map(|mut c| c.0 += 1).is_ok());
+        }
+        writes
+    }
+
+    fn despawn(&mut self, e: Entity) {
+        World::despawn(self, e).expect("live entity");
+    }
+
+    fn live(&self) -> u64 {
+        u64::from(self.len())
+    }
+
+    fn digest(&mut self) -> u64 {
+        type All<'a> = (
+            Option<&'a Position>,
+            Option<&'a Rotation>,
+            Option<&'a Velocity>,
+            Option<&'a Health>,
+        );
+        let mut digest = Digest::default();
+        let mut count = 0;
+        for (p, r, v, h) in self.query_mut::<All>() {
+            digest.add(entity_hash(p, r, v, h));
+            count += 1;
+        }
+        digest.finish(count)
+    }
 }
 
 pub(super) fn prepare(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
     Some(match workload {
-        "create" => outcome(move |out| {
-            let mut world = World::new();
-            for _ in 0..n {
-                world.spawn(());
-            }
-            out.1 = world.len() as u64;
-            out.0 = Some(world);
-        }),
-        "add" => outcome(move |out| {
-            let mut world = World::new();
-            for i in 0..n {
-                let e = world.spawn(());
-                for k in 0..4 {
-                    insert_nth(&mut world, e, k, i as f32);
-                }
-            }
-            out.0 = Some(world);
-        }),
-        "add_write_delete" => outcome(move |out| {
-            let mut world = World::new();
-            let mut entities = Vec::with_capacity(ENTITIES_PER_REP);
-            let mut writes = 0u64;
-            for _ in 0..n {
-                for i in 0..ENTITIES_PER_REP {
-                    let e = world.spawn(());
-                    for k in 0..4 {
-                        insert_nth(&mut world, e, k, i as f32);
-                    }
-                    entities.push(e);
-                }
-                for &e in &entities {
-                    for k in 0..4 {
-                        writes += u64::from(write_nth(&mut world, e, k));
-                    }
-                }
-                for e in entities.drain(..) {
-                    world.despawn(e).expect("live entity");
-                }
-            }
-            out.1 = writes;
-            out.0 = Some(world);
-        }),
+        "create" => seed000::create::<World>(n),
+        "add" => seed000::add::<World>(n),
+        "add_write_delete" => seed000::add_write_delete::<World>(n),
         "random_access" => {
             let mut world = World::new();
             let entities: Vec<Entity> = (0..n)

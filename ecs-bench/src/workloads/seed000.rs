@@ -159,17 +159,78 @@ pub(crate) fn entity_hash(
 
 /// The checksum a seed 000 body leaves: the world's digest (see [`entity_hash`]) and a digest
 /// of events.
-pub(crate) fn outcome_checksum(world_digest: u64, events: u64) -> u64 {
+fn outcome_checksum(world_digest: u64, events: u64) -> u64 {
     mix(world_digest ^ mix(events))
 }
 
+/// One ECS as the create, add and add_write_delete bodies drive it: our `World<S>` here and,
+/// with the `peers` feature, hecs, bevy_ecs and shipyard, so each body is written once for
+/// every runner.
+pub(crate) trait SeedWorld: 'static {
+    /// The ECS's entity handle.
+    type Entity: Copy + 'static;
+    /// An empty world.
+    fn new_world() -> Self;
+    /// Spawns an entity with no component.
+    fn spawn_empty(&mut self) -> Self::Entity;
+    /// Inserts component `k` (0..4, see [`insert_nth`]) on `entity`.
+    fn insert_nth(&mut self, entity: Self::Entity, k: usize, x: f32);
+    /// Writes the four components of every entity (see [`write_nth`]); returns how many
+    /// writes found their component.
+    fn write_all(&mut self, entities: &[Self::Entity]) -> u64;
+    /// Despawns a live entity.
+    fn despawn(&mut self, entity: Self::Entity);
+    /// Live entities.
+    fn live(&self) -> u64;
+    /// Digest of every entity's four components, over [`entity_hash`].
+    fn digest(&mut self) -> u64;
+}
+
+impl<S: Storage> SeedWorld for World<S> {
+    type Entity = Entity;
+
+    fn new_world() -> Self {
+        World::new()
+    }
+
+    fn spawn_empty(&mut self) -> Entity {
+        self.spawn(())
+    }
+
+    fn insert_nth(&mut self, entity: Entity, k: usize, x: f32) {
+        insert_nth(self, entity, k, x);
+    }
+
+    fn write_all(&mut self, entities: &[Entity]) -> u64 {
+        let mut writes = 0;
+        for &e in entities {
+            for k in 0..4 {
+                writes += u64::from(write_nth(self, e, k));
+            }
+        }
+        writes
+    }
+
+    fn despawn(&mut self, entity: Entity) {
+        World::despawn(self, entity).expect("live entity");
+    }
+
+    fn live(&self) -> u64 {
+        self.len() as u64
+    }
+
+    fn digest(&mut self) -> u64 {
+        world_digest(self)
+    }
+}
+
 /// What a timed body leaves for the checksum: the world and a digest of events.
-struct Outcome<S: Storage> {
-    world: Option<World<S>>,
+pub(crate) struct Outcome<W> {
+    world: Option<W>,
     events: u64,
 }
 
-impl<S: Storage> Outcome<S> {
+impl<W: SeedWorld> Outcome<W> {
     fn new() -> Self {
         Outcome {
             world: None,
@@ -178,9 +239,67 @@ impl<S: Storage> Outcome<S> {
     }
 
     fn checksum(&mut self) -> u64 {
-        let world = self.world.as_mut().map_or(0, world_digest);
+        let world = self.world.as_mut().map_or(0, W::digest);
         outcome_checksum(world, self.events)
     }
+}
+
+/// A body that builds a world in the timed run and leaves it (and its events) for the
+/// checksum.
+fn outcome<W: SeedWorld>(run: impl FnMut(&mut Outcome<W>) + 'static) -> Box<dyn Prepared> {
+    prepared(Outcome::<W>::new(), run, Outcome::checksum)
+}
+
+/// Spawns an entity and inserts the four components one call at a time.
+fn spawn_with_four<W: SeedWorld>(world: &mut W, i: usize) -> W::Entity {
+    let e = world.spawn_empty();
+    for k in 0..4 {
+        world.insert_nth(e, k, i as f32);
+    }
+    e
+}
+
+/// The create body on any [`SeedWorld`].
+pub(crate) fn create<W: SeedWorld>(n: usize) -> Box<dyn Prepared> {
+    outcome(move |out: &mut Outcome<W>| {
+        let mut world = W::new_world();
+        for _ in 0..n {
+            world.spawn_empty();
+        }
+        out.events = world.live();
+        out.world = Some(world);
+    })
+}
+
+/// The add body on any [`SeedWorld`].
+pub(crate) fn add<W: SeedWorld>(n: usize) -> Box<dyn Prepared> {
+    outcome(move |out: &mut Outcome<W>| {
+        let mut world = W::new_world();
+        for i in 0..n {
+            spawn_with_four(&mut world, i);
+        }
+        out.world = Some(world);
+    })
+}
+
+/// The add_write_delete body on any [`SeedWorld`].
+pub(crate) fn add_write_delete<W: SeedWorld>(reps: usize) -> Box<dyn Prepared> {
+    outcome(move |out: &mut Outcome<W>| {
+        let mut world = W::new_world();
+        let mut entities = Vec::with_capacity(ENTITIES_PER_REP);
+        let mut writes = 0u64;
+        for _ in 0..reps {
+            for i in 0..ENTITIES_PER_REP {
+                entities.push(spawn_with_four(&mut world, i));
+            }
+            writes += world.write_all(&entities);
+            for e in entities.drain(..) {
+                world.despawn(e);
+            }
+        }
+        out.events = writes;
+        out.world = Some(world);
+    })
 }
 
 /// `create`.
@@ -192,18 +311,7 @@ impl Workload for Create {
     }
 
     fn prepare<S: Storage>(&self, n: usize) -> Box<dyn Prepared> {
-        prepared(
-            Outcome::<S>::new(),
-            move |out| {
-                let mut world = World::<S>::new();
-                for _ in 0..n {
-                    world.spawn(());
-                }
-                out.events = world.len() as u64;
-                out.world = Some(world);
-            },
-            Outcome::checksum,
-        )
+        create::<World<S>>(n)
     }
 }
 
@@ -216,20 +324,7 @@ impl Workload for Add {
     }
 
     fn prepare<S: Storage>(&self, n: usize) -> Box<dyn Prepared> {
-        prepared(
-            Outcome::<S>::new(),
-            move |out| {
-                let mut world = World::<S>::new();
-                for i in 0..n {
-                    let e = world.spawn(());
-                    for k in 0..4 {
-                        insert_nth(&mut world, e, k, i as f32);
-                    }
-                }
-                out.world = Some(world);
-            },
-            Outcome::checksum,
-        )
+        add::<World<S>>(n)
     }
 }
 
@@ -242,34 +337,7 @@ impl Workload for AddWriteDelete {
     }
 
     fn prepare<S: Storage>(&self, reps: usize) -> Box<dyn Prepared> {
-        prepared(
-            Outcome::<S>::new(),
-            move |out| {
-                let mut world = World::<S>::new();
-                let mut entities = Vec::with_capacity(ENTITIES_PER_REP);
-                let mut writes = 0u64;
-                for _ in 0..reps {
-                    for i in 0..ENTITIES_PER_REP {
-                        let e = world.spawn(());
-                        for k in 0..4 {
-                            insert_nth(&mut world, e, k, i as f32);
-                        }
-                        entities.push(e);
-                    }
-                    for &e in &entities {
-                        for k in 0..4 {
-                            writes += u64::from(write_nth(&mut world, e, k));
-                        }
-                    }
-                    for e in entities.drain(..) {
-                        world.despawn(e).expect("live entity");
-                    }
-                }
-                out.events = writes;
-                out.world = Some(world);
-            },
-            Outcome::checksum,
-        )
+        add_write_delete::<World<S>>(reps)
     }
 }
 
@@ -283,7 +351,7 @@ impl Workload for Distributed {
 
     fn prepare<S: Storage>(&self, reps: usize) -> Box<dyn Prepared> {
         prepared(
-            Outcome::<S>::new(),
+            Outcome::<World<S>>::new(),
             move |out| {
                 let mut world = World::<S>::new();
                 let mut entities = Vec::with_capacity(ENTITIES_PER_REP);
@@ -409,7 +477,7 @@ impl Workload for Random {
 
     fn prepare<S: Storage>(&self, attempts: usize) -> Box<dyn Prepared> {
         prepared(
-            Outcome::<S>::new(),
+            Outcome::<World<S>>::new(),
             move |out| {
                 let mut world = World::<S>::new();
                 let mut run = RandomRun {

@@ -742,6 +742,10 @@ impl<S: Storage> World<S> {
 ///
 /// Looked up on every `World::query` call: through the direct-mapped [`TypeSlots`] first
 /// (one comparison), the map only when two query types share a slot.
+///
+/// # Invariant
+/// `by_type[TypeId::of::<QueryState<Q, F, S>>()] == i` exactly when `states[i]` is that
+/// state; `recent` fronts `by_type`.
 #[derive(Default)]
 struct QueryStates {
     states: Vec<Box<dyn Any + Send + Sync>>,
