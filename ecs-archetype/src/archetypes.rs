@@ -19,12 +19,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use ecs_core::blob::BlobVec;
 use ecs_core::component::{ComponentId, Components};
 use ecs_core::entity::Entity;
+use ecs_core::storage::EntityPlace;
 use ecs_core::unwind::for_each_completing;
 
 use crate::component_index::ComponentIndex;
 use crate::graph::ArchetypeGraph;
 use crate::record::{Record, Records};
-use crate::table::{Table, TableId};
+use crate::table::{Table, TableId, TableRow};
 
 /// Tables, graph, component index and entity records.
 ///
@@ -34,8 +35,9 @@ use crate::table::{Table, TableId};
 /// * `graph` maps each table's set to its id, and its edges are correct (see
 ///   [`ArchetypeGraph`]); `index` lists every table under each of its components and knows
 ///   every component any table holds.
-/// * For every row `r` of every table `t`, `records.get(t.entities()[r].index())` is
-///   `(t, r)`; all other records are vacant. So each entity is in at most one table, once.
+/// * For every row `r` of every table `t`, `records.get_entity(t.entities()[r])` is
+///   `(t, r)`; all other records are vacant. So each entity is in at most one table, once,
+///   and a handle matching its record's generation is the entity in that row.
 #[derive(Debug)]
 pub struct Archetypes {
     id: u64,
@@ -102,31 +104,32 @@ impl Archetypes {
         &self.records
     }
 
-    /// Where `entity` is: its record, checked against the table's entity vector, so a stale
+    /// Where `entity` is: its record, whose generation must match the handle's, so a stale
     /// handle whose index was reused is not mistaken for the live one.
     #[inline]
     pub fn locate(&self, entity: Entity) -> Option<Record> {
-        let record = self.records.get(entity.index() as usize)?;
-        let table = &self.tables[record.table.index()];
-        (table.entities().get(record.row as usize) == Some(&entity)).then_some(record)
+        self.records.get_entity(entity)
+    }
+
+    /// `entity`'s row, found once for reading several of its components.
+    #[inline]
+    pub fn place(&self, entity: Entity) -> Option<TableRow<'_>> {
+        let record = self.records.get_entity(entity)?;
+        // The bound check reads the table header, not a row: no extra cache miss.
+        TableRow::new(&self.tables[record.table.index()], record.row as usize)
+    }
+
+    /// `entity`'s table index and row, from its record alone.
+    #[inline]
+    pub fn entity_row(&self, entity: Entity) -> Option<(usize, usize)> {
+        let record = self.records.get_entity(entity)?;
+        Some((record.table.index(), record.row as usize))
     }
 
     /// Pointer to `entity`'s value of `component`, if it has one in a table.
     #[inline]
     pub fn get_ptr(&self, entity: Entity, component: ComponentId) -> Option<NonNull<u8>> {
-        self.get_ptr_at(self.locate(entity)?, component)
-    }
-
-    /// [`Archetypes::get_ptr`] for an entity already located (`record` from
-    /// [`Archetypes::locate`], with nothing changed since).
-    #[inline]
-    pub fn get_ptr_at(&self, record: Record, component: ComponentId) -> Option<NonNull<u8>> {
-        let table = &self.tables[record.table.index()];
-        let column = table.column_index(component)?;
-        debug_assert!((record.row as usize) < table.len());
-        // SAFETY: `record` came from `locate`, which checked `row < entities.len()`, every
-        // column's length (table invariant); nothing moved rows since (caller).
-        Some(unsafe { table.column(column).get_unchecked(record.row as usize) })
+        self.place(entity)?.ptr(component)
     }
 
     /// The table for a set of components (any order; duplicates ignored), created if needed.
@@ -249,7 +252,7 @@ impl Archetypes {
             // `write` as promised by the caller.
             let row = unsafe { t.push_row(entity, |columns| write(columns, entity, item)) };
             room -= 1;
-            self.records.set(entity.index() as usize, table, row);
+            self.records.set(entity, table, row);
         }
     }
 
@@ -273,13 +276,14 @@ impl Archetypes {
     ) {
         debug_assert_eq!(self.locate(entity), Some(from));
         let (src, dst) = pair_mut(&mut self.tables, from.table.index(), to.index());
-        // SAFETY: `from.row` is the entity's row, in bounds (caller); `take` and `fill` are
+        // SAFETY: `from.row` is the entity's row (caller: `from` was located), in bounds by
+        // the records/rows invariant; `take` and `fill` are
         // forwarded under the same contract.
         let moved = unsafe { src.move_row_to(from.row as usize, dst, take, fill) };
         if let Some(moved) = moved.moved {
             self.records.set_row(moved.index() as usize, from.row);
         }
-        self.records.set(entity.index() as usize, to, moved.dst_row);
+        self.records.set(entity, to, moved.dst_row);
     }
 
     /// Adds a table component `entity` lacks, moving its row to the table with it.
@@ -322,7 +326,8 @@ impl Archetypes {
         let record = self
             .locate(entity)
             .expect("insert: the entity is not in the storage");
-        if let Some(ptr) = self.get_ptr_at(record, component) {
+        let row = TableRow::new(&self.tables[record.table.index()], record.row as usize);
+        if let Some(ptr) = row.and_then(|row| row.ptr(component)) {
             // SAFETY: the pointer is to the entity's `T` (caller: `component` is `T`'s id),
             // exclusive to us (`&mut self`); `replace` keeps it initialised throughout.
             return Some(unsafe { ptr.cast::<T>().as_ptr().replace(value) });
@@ -420,7 +425,8 @@ impl Archetypes {
         self.records.vacate(entity.index() as usize);
         let records = &mut self.records;
         let table = &mut self.tables[record.table.index()];
-        // SAFETY: `locate` checked the row is in bounds; the fixup only writes a record
+        // SAFETY: a located record names the entity's row, in bounds (type invariant:
+        // records and rows agree); the fixup only writes a record
         // (`set_row` of an entity in this table, whose record exists) and cannot panic.
         unsafe {
             table.swap_remove_and_drop_row(record.row as usize, |moved| {

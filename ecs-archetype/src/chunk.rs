@@ -18,6 +18,14 @@ pub struct ArchetypeChunk<'a> {
     columns: &'a [u32],
 }
 
+impl<'a> ArchetypeChunk<'a> {
+    /// The table whose rows the chunk is.
+    #[inline]
+    pub fn table(&self) -> &'a Table {
+        self.table
+    }
+}
+
 impl<'a> QueryChunk<'a> for ArchetypeChunk<'a> {
     type Lookup = NoLookup;
 

@@ -29,7 +29,9 @@ use ecs_core::blob::BlobVec;
 use ecs_core::bundle::{Bundle, BundleInfo, BundleVisitor};
 use ecs_core::component::{Component, ComponentId, Components, StorageKind};
 use ecs_core::entity::Entity;
-use ecs_core::storage::{ColumnAccess, QueryChunk, QueryDescriptor, SlotRole, Storage};
+use ecs_core::storage::{
+    ColumnAccess, EntityPlace, QueryChunk, QueryDescriptor, SlotRole, Storage,
+};
 use ecs_core::unwind::for_each_completing;
 use ecs_sparse::{SparseChunk, SparseChunks, SparseSet, SparseStorage};
 
@@ -37,6 +39,7 @@ use crate::archetypes::Archetypes;
 use crate::bundle_cache::{BundleCache, NOT_IN_TABLE};
 use crate::chunk::{ArchetypeChunk, ArchetypeChunks};
 use crate::query_cache::QueryCache;
+use crate::table::TableRow;
 
 /// Table components in archetypes, sparse components in sparse sets, in one world.
 ///
@@ -52,6 +55,25 @@ pub struct HybridStorage {
     bundles: BundleCache,
     sparse: SparseStorage,
     kinds: Vec<Option<StorageKind>>,
+}
+
+/// An entity found in a [`HybridStorage`]: its table row (found once) for table components,
+/// the entity itself for sparse ones (each read by its set).
+#[derive(Clone, Copy)]
+pub struct HybridPlace<'a> {
+    storage: &'a HybridStorage,
+    row: TableRow<'a>,
+    entity: Entity,
+}
+
+impl EntityPlace for HybridPlace<'_> {
+    #[inline]
+    fn ptr(&self, component: ComponentId) -> Option<NonNull<u8>> {
+        match self.storage.kind(component)? {
+            StorageKind::Table => self.row.ptr(component),
+            StorageKind::Sparse => self.storage.sparse.get_ptr(self.entity, component),
+        }
+    }
 }
 
 impl HybridStorage {
@@ -275,6 +297,11 @@ impl<'a> Iterator for HybridChunks<'a> {
 //   chunks answer Dense/Absent for them; all-sparse plans contain no known table slot, and an
 //   unknown table component is held by no entity, so a required slot of it makes the sparse
 //   half yield no chunk).
+// * `place` is the entity's table row (every held entity has one, type invariant) plus the
+//   entity for sparse reads; its `ptr` answers as `get_ptr` (same kind dispatch). Table
+//   chunks are keyed by table index with the table's rows, and `entity_row` is the record's
+//   (table index, row), `Some` for every held entity, as in the archetype backend;
+//   sparse-half chunks have no key.
 // * Values are dropped exactly once by the halves (each panic-safe); `despawn` and `clear`
 //   run both halves even if one panics.
 unsafe impl Storage for HybridStorage {
@@ -283,6 +310,7 @@ unsafe impl Storage for HybridStorage {
     type Chunk<'a> = HybridChunk<'a>;
     type Chunks<'a> = HybridChunks<'a>;
     type QueryCache = HybridQueryCache;
+    type Place<'a> = HybridPlace<'a>;
 
     #[inline(always)]
     fn is_dense<T: Component>() -> bool {
@@ -362,6 +390,31 @@ unsafe impl Storage for HybridStorage {
         match self.kind(component)? {
             StorageKind::Table => self.archetypes.get_ptr(entity, component),
             StorageKind::Sparse => self.sparse.get_ptr(entity, component),
+        }
+    }
+
+    /// The entity's table row, found once; sparse components are still read by entity.
+    #[inline]
+    fn place(&self, entity: Entity) -> Option<HybridPlace<'_>> {
+        Some(HybridPlace {
+            storage: self,
+            row: self.archetypes.place(entity)?,
+            entity,
+        })
+    }
+
+    /// The record's table index and row (table chunks are keyed by table).
+    #[inline]
+    fn entity_row(&self, entity: Entity) -> Option<(usize, usize)> {
+        self.archetypes.entity_row(entity)
+    }
+
+    /// Table chunks: the table's index. Chunks of the sparse half have no key.
+    #[inline]
+    fn chunk_key(chunk: &HybridChunk<'_>) -> Option<usize> {
+        match chunk {
+            HybridChunk::Table { chunk, .. } => Some(chunk.table().id().index()),
+            HybridChunk::Sparse(_) => None,
         }
     }
 

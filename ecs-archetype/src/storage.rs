@@ -21,6 +21,7 @@ use crate::archetypes::Archetypes;
 use crate::bundle_cache::BundleCache;
 use crate::chunk::{ArchetypeChunk, ArchetypeChunks};
 use crate::query_cache::QueryCache;
+use crate::table::TableRow;
 
 /// Archetype storage: each entity's components in one row of the table of its component set.
 ///
@@ -87,6 +88,11 @@ impl BundleVisitor for ColumnWriter<'_> {
 //   candidate). Dense pointers are column bases valid for the table's `len()` rows.
 // * `is_dense` is true for every type and no chunk answers `Sparse`: required slots of matched
 //   tables always have a column (Dense), excluded slots never (Absent).
+// * `place` is the entity's record (generation-checked: `None` for a handle the storage does
+//   not hold) and reads its table's columns at its row, as `get_ptr` does. `entity_row` is
+//   the record's (table index, row), `Some` for every held entity; a chunk's key is its
+//   table's index and its rows are the table's, so the entity is at that row of the chunk
+//   keyed by its table, which is the only chunk it can be in.
 // * Values are dropped exactly once: by `Table::swap_remove_and_drop_row`, `Table::clear` or
 //   the columns' own `Drop`, each panic-safe; moved between tables bytewise (owned once);
 //   moved out once by `remove_into`.
@@ -97,6 +103,7 @@ unsafe impl Storage for ArchetypeStorage {
     type Chunk<'a> = ArchetypeChunk<'a>;
     type Chunks<'a> = ArchetypeChunks<'a>;
     type QueryCache = QueryCache;
+    type Place<'a> = TableRow<'a>;
 
     #[inline(always)]
     fn is_dense<T: Component>() -> bool {
@@ -152,6 +159,23 @@ unsafe impl Storage for ArchetypeStorage {
     #[inline]
     fn get_ptr(&self, entity: Entity, component: ComponentId) -> Option<NonNull<u8>> {
         self.archetypes.get_ptr(entity, component)
+    }
+
+    #[inline]
+    fn place(&self, entity: Entity) -> Option<TableRow<'_>> {
+        self.archetypes.place(entity)
+    }
+
+    /// The record's table index and row (no table is read).
+    #[inline]
+    fn entity_row(&self, entity: Entity) -> Option<(usize, usize)> {
+        self.archetypes.entity_row(entity)
+    }
+
+    /// A chunk is a whole table: its index.
+    #[inline]
+    fn chunk_key(chunk: &ArchetypeChunk<'_>) -> Option<usize> {
+        Some(chunk.table().id().index())
     }
 
     /// One `locate` for both the "replace" and the "move to a new table" case (the default

@@ -30,6 +30,7 @@ use std::ptr::NonNull;
 use ecs_core::blob::BlobVec;
 use ecs_core::component::ComponentId;
 use ecs_core::entity::Entity;
+use ecs_core::storage::EntityPlace;
 use ecs_core::unwind::for_each_completing;
 
 use crate::component_index::ComponentIndex;
@@ -341,6 +342,60 @@ impl Table {
     pub(crate) fn clear(&mut self) {
         self.entities.clear();
         for_each_completing(self.columns.iter_mut(), BlobVec::clear);
+    }
+}
+
+/// One row of a table, found once: each component is then read from its column at that row
+/// (the archetype backend's [`EntityPlace`]).
+///
+/// # Invariant
+/// `row < table.len()`; the shared borrow of the table keeps it so.
+#[derive(Clone, Copy, Debug)]
+pub struct TableRow<'a> {
+    table: &'a Table,
+    row: usize,
+}
+
+impl<'a> TableRow<'a> {
+    /// Row `row` of `table`, if the table has it.
+    pub fn new(table: &'a Table, row: usize) -> Option<TableRow<'a>> {
+        // SAFETY: just checked.
+        (row < table.len()).then(|| unsafe { TableRow::new_unchecked(table, row) })
+    }
+
+    /// Row `row` of `table`, unchecked.
+    ///
+    /// # Safety
+    /// `row < table.len()`.
+    #[inline]
+    pub unsafe fn new_unchecked(table: &'a Table, row: usize) -> TableRow<'a> {
+        debug_assert!(row < table.len());
+        TableRow { table, row }
+    }
+
+    /// The table.
+    pub fn table(&self) -> &'a Table {
+        self.table
+    }
+
+    /// The row.
+    pub fn row(&self) -> usize {
+        self.row
+    }
+}
+
+impl EntityPlace for TableRow<'_> {
+    #[inline]
+    fn ptr(&self, component: ComponentId) -> Option<NonNull<u8>> {
+        let column = self.table.column_index(component)?;
+        // SAFETY: `row < table.len()` (type invariant), every column's length (table
+        // invariant), and `column_index` answers only columns in range.
+        Some(unsafe {
+            self.table
+                .columns
+                .get_unchecked(column)
+                .get_unchecked(self.row)
+        })
     }
 }
 

@@ -154,6 +154,8 @@ pub struct WorkloadInfo {
     pub stepped: bool,
     /// Whether the generic body runs on storage backends (false for baseline-only rows).
     pub on_backends: bool,
+    /// The backends the body runs on when it needs a feature only they have (empty: all).
+    pub only_backends: &'static [&'static str],
     /// Whether a hand-written baseline exists.
     pub has_baseline: bool,
 }
@@ -167,7 +169,11 @@ impl WorkloadInfo {
     /// Whether `runner` runs this workload.
     pub fn runs_on(&self, runner: Runner) -> bool {
         match runner {
-            Runner::Backend(_) => self.on_backends,
+            Runner::Backend(backend) => {
+                self.on_backends
+                    && (self.only_backends.is_empty()
+                        || self.only_backends.contains(&backend.name()))
+            }
             Runner::Baseline => self.has_baseline,
             Runner::Peer(peer) => peer.runs(&self.name),
         }

@@ -91,6 +91,10 @@ fn filters_and_backends_select() {
     config.filters = vec!["simple_iter".into()];
     config.runners = vec![ecs_bench::Runner::Baseline];
     let report = report::run(&config);
+    let names: Vec<&str> = report.workloads.iter().map(|w| w.name.as_str()).collect();
+    assert_eq!(names, ["simple_iter", "simple_iter_grouped"]);
+    config.filters = vec!["community/simple_iter_g".into()];
+    let report = report::run(&config);
     assert_eq!(report.workloads.len(), 1);
     assert_eq!(report.workloads[0].results.len(), 1);
     assert_eq!(report.workloads[0].results[0].runner, "baseline");

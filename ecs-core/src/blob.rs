@@ -174,6 +174,26 @@ impl BlobVec {
         self.len += 1;
     }
 
+    /// Exchanges items `a` and `b` (bytewise; both stay owned by the vector).
+    ///
+    /// # Safety
+    /// `a < self.len()` and `b < self.len()`.
+    #[inline]
+    pub unsafe fn swap_unchecked(&mut self, a: usize, b: usize) {
+        debug_assert!(a < self.len && b < self.len);
+        if a != b {
+            // SAFETY: both indices are below `len` (caller), so both items are in bounds, and
+            // distinct items of one buffer do not overlap.
+            unsafe {
+                std::ptr::swap_nonoverlapping(
+                    self.get_unchecked(a).as_ptr(),
+                    self.get_unchecked(b).as_ptr(),
+                    self.item.size(),
+                );
+            }
+        }
+    }
+
     /// Removes item `index` without dropping it, moving the last item into its place.
     /// Used once the value has been moved out (to another column or to the caller).
     ///

@@ -38,6 +38,12 @@ pub enum EcsError {
         /// The component accessed twice.
         component: String,
     },
+    /// An owning group could not be made: the backend has none, or the components are
+    /// fewer than two or already owned by another group.
+    Group {
+        /// Why.
+        reason: String,
+    },
     /// A system's parameters access the same data in conflicting ways (two queries, one
     /// writing a component the other reads; `Res<R>` beside `ResMut<R>`).
     SystemConflict {
@@ -67,6 +73,7 @@ impl fmt::Display for EcsError {
                 f,
                 "query accesses {component} mutably and a second time; split it into two queries or use one &mut"
             ),
+            EcsError::Group { reason } => write!(f, "cannot make the group: {reason}"),
             EcsError::SystemConflict { system, reason } => {
                 write!(f, "system {system} cannot run: {reason}")
             }

@@ -84,6 +84,47 @@ pub trait QueryChunk<'a> {
     fn column(&self, slot: usize) -> ColumnAccess<'a, Self::Lookup>;
 }
 
+/// An entity found in a storage once, for reading several of its components after one
+/// look-up (what [`QueryState::get`](crate::QueryState::get) does per call).
+///
+/// A table backend finds the entity's row once and then reads each column at that row; a
+/// backend with no per-entity record answers each read by entity ([`ByEntity`]).
+pub trait EntityPlace: Copy {
+    /// Pointer to the entity's value of `component`: exactly what
+    /// [`Storage::get_ptr`] answers for the entity this place was found for.
+    fn ptr(&self, component: ComponentId) -> Option<NonNull<u8>>;
+}
+
+/// The [`EntityPlace`] of a backend that keeps no per-entity record: each read is a
+/// [`Storage::get_ptr`] by entity, so finding the entity first would save nothing.
+pub struct ByEntity<'a, S> {
+    storage: &'a S,
+    entity: Entity,
+}
+
+impl<'a, S: Storage> ByEntity<'a, S> {
+    /// The place of `entity` in `storage` (not checked: reads answer `None` for an entity
+    /// the storage does not hold, as `get_ptr` does).
+    #[inline]
+    pub fn new(storage: &'a S, entity: Entity) -> Self {
+        ByEntity { storage, entity }
+    }
+}
+
+impl<S> Clone for ByEntity<'_, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<S> Copy for ByEntity<'_, S> {}
+
+impl<S: Storage> EntityPlace for ByEntity<'_, S> {
+    #[inline]
+    fn ptr(&self, component: ComponentId) -> Option<NonNull<u8>> {
+        self.storage.get_ptr(self.entity, component)
+    }
+}
+
 /// What a query slot asks of an entity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SlotRole {
@@ -151,6 +192,15 @@ impl QueryDescriptor {
 ///   `get_ptr` / `contains` compare the whole handle (index and generation): a stale handle
 ///   whose index was reused answers `None` / `false`. `World::get` relies on this instead of
 ///   checking liveness a second time.
+/// * `place(e)` answers `None` only for an entity the storage does not hold, and otherwise a
+///   place whose `ptr(c)` is what `get_ptr(e, c)` answers, for every `c`, while the borrow
+///   lasts.
+/// * If `entity_row(e)` is `Some((k, r))`, the storage holds `e`, and every chunk of
+///   `query_chunks` (any descriptor, same borrow) whose `chunk_key` is `Some(k)` has `e` at
+///   row `r` (`r < entities().len()`), with its values at row `r` of each `Dense` column.
+///   When every chunk of a query has a key and `e` matches the descriptor, one of them has
+///   key `k` (no two chunks of a query share a key). A backend whose `chunk_key` ever
+///   answers `Some` answers `Some` from `entity_row` for every entity it holds.
 /// * Pointers returned through `&self` (from `get_ptr` and chunks) may be written through by
 ///   the caller while it holds the storage borrowed exclusively: the values must live in
 ///   memory not covered by the `&self` borrow (raw allocations such as
@@ -182,6 +232,10 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
         Self: 'a;
     /// Per-query state the backend keeps between runs (matched tables, ...).
     type QueryCache: Default + Send + Sync + 'static;
+    /// An entity found once for several component reads (see [`EntityPlace`]).
+    type Place<'a>: EntityPlace
+    where
+        Self: 'a;
 
     /// Whether every value of `T` lives in dense chunk columns in this backend (a
     /// compile-time fact; queries drop their sparse branch for such types).
@@ -214,6 +268,28 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
         }
     }
 
+    /// Makes `owned` an owning group (see [`World::group`](crate::World::group)): from now on
+    /// the storage keeps the entities holding all of them packed together, so a query
+    /// requiring them walks parallel arrays. The default answers that the backend has none.
+    ///
+    /// # Errors
+    /// [`EcsError::Group`](crate::EcsError::Group) when the backend keeps no groups, or the
+    /// components cannot form one there.
+    fn group(
+        &mut self,
+        owned: &[ComponentId],
+        components: &Components,
+    ) -> Result<(), crate::EcsError> {
+        let _ = (owned, components);
+        Err(crate::EcsError::Group {
+            reason: format!(
+                "the {} backend keeps no owning groups (they reorder sparse sets; tables keep \
+                 an archetype's components together already)",
+                Self::NAME
+            ),
+        })
+    }
+
     /// Prepares room for `additional` entities spawned with bundle `info`.
     fn reserve(&mut self, info: &BundleInfo, components: &Components, additional: usize);
 
@@ -222,6 +298,30 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
 
     /// Pointer to `entity`'s value of `component`, if it has one.
     fn get_ptr(&self, entity: Entity, component: ComponentId) -> Option<NonNull<u8>>;
+
+    /// Finds `entity` once, for reading several of its components (a table backend's row).
+    ///
+    /// `None` when the storage can tell it does not hold `entity`; a backend without
+    /// per-entity records may answer with a place whose reads all answer `None` instead.
+    fn place(&self, entity: Entity) -> Option<Self::Place<'_>>;
+
+    /// The key of the chunk `entity` is in and its row there, when the backend's chunks are
+    /// keyed (tables); see [`Storage::chunk_key`]. The default answers `None`: random access
+    /// then reads through [`Storage::place`].
+    #[inline]
+    fn entity_row(&self, entity: Entity) -> Option<(usize, usize)> {
+        let _ = entity;
+        None
+    }
+
+    /// A small number naming `chunk` among a query's chunks (a table's index), so that a
+    /// [`QueryView`](crate::query::QueryView) can resolve each chunk's columns once and then
+    /// answer `get(entity)` from [`Storage::entity_row`]. The default answers `None`.
+    #[inline]
+    fn chunk_key(chunk: &Self::Chunk<'_>) -> Option<usize> {
+        let _ = chunk;
+        None
+    }
 
     /// Whether `entity` has `component`.
     fn contains(&self, entity: Entity, component: ComponentId) -> bool {

@@ -10,7 +10,9 @@ use crate::blob::BlobVec;
 use crate::bundle::{Bundle, BundleInfo, BundleVisitor};
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::Entity;
-use crate::storage::{ColumnAccess, QueryChunk, QueryDescriptor, SlotRole, SparseLookup, Storage};
+use crate::storage::{
+    ByEntity, ColumnAccess, QueryChunk, QueryDescriptor, SlotRole, SparseLookup, Storage,
+};
 
 const NONE: u32 = u32::MAX;
 
@@ -113,13 +115,15 @@ impl<'a> QueryChunk<'a> for VecChunk<'a> {
 
 // SAFETY: values live in `BlobVec`s (raw allocations); each entity is in `entities` of a
 // column once, so the single chunk lists each live entity once; the driver's dense pointer
-// covers its `entities`; `is_dense` is false, so every other slot is looked up.
+// covers its `entities`; `is_dense` is false, so every other slot is looked up; places are
+// `ByEntity` (reads are `get_ptr`), and chunks have no keys.
 unsafe impl Storage for VecStorage {
     const NAME: &'static str = "vec";
     type Lookup = VecColumn;
     type Chunk<'a> = VecChunk<'a>;
     type Chunks<'a> = std::option::IntoIter<VecChunk<'a>>;
     type QueryCache = ();
+    type Place<'a> = ByEntity<'a, VecStorage>;
 
     fn is_dense<T: Component>() -> bool {
         false
@@ -170,6 +174,10 @@ unsafe impl Storage for VecStorage {
 
     fn get_ptr(&self, entity: Entity, component: ComponentId) -> Option<NonNull<u8>> {
         self.column(component)?.lookup(entity)
+    }
+
+    fn place(&self, entity: Entity) -> Option<ByEntity<'_, VecStorage>> {
+        Some(ByEntity::new(self, entity))
     }
 
     unsafe fn insert_new(

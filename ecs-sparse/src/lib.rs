@@ -35,15 +35,21 @@
 //!   is always reused"; seed 004's "remove and swap back").
 //! * [`storage`]: one optional set per component id, in a `Vec` indexed by the id (no
 //!   hashing), and the `Storage` implementation.
+//! * [`group`]: owning groups (EnTT's), made with [`World::group`](ecs_core::World::group):
+//!   the entities holding all of a group's components sit packed at the front of each of
+//!   its sets, in one order, kept so by one swap per owned set when an entity gains or
+//!   loses one of them.
 //! * [`query`]: a query walks the smallest set among its required components and looks the
-//!   entity up in the others (first at the position the previous row's offset predicts).
+//!   entity up in the others (first at the position the previous row's offset predicts),
+//!   or walks a group's packed rows, densely in every owned set, when it requires all of
+//!   the group's components.
 //!
 //! ## Trade-offs, for choosing a backend
 //! | operation | sparse sets | archetype tables |
 //! |---|---|---|
 //! | add / remove one component | O(1), touches one set | moves the entity's whole row to another table |
 //! | iterate one component | a packed array, as fast as it gets | as fast |
-//! | iterate a join `(&A, &B)` | walk the smaller set, look each entity up in the other | packed columns side by side |
+//! | iterate a join `(&A, &B)` | walk the smaller set, look each entity up in the other (or, grouped, packed columns) | packed columns side by side |
 //! | `get` by entity | two loads (page, position) and a generation check | record look-up, then column |
 //! | despawn | visits every component type's set | removes one row |
 //!
@@ -51,14 +57,33 @@
 //! markers) and when queries mostly touch one component; archetypes win for wide joins over
 //! stable compositions. The `ecs-bench` crate measures both on your machine.
 //!
-//! Not built (yet): EnTT's *owning groups*, which keep the entities holding all of a group's
-//! components packed at the front of each set so that a grouped join is contiguous too.
+//! A group makes one join contiguous at the price of a swap per owned set whenever an entity
+//! gains or loses an owned component; a component belongs to at most one group.
+//!
+//! ```
+//! use ecs_core::prelude::*;
+//! use ecs_sparse::SparseStorage;
+//!
+//! struct Position(f32);
+//! impl Component for Position {}
+//! struct Velocity(f32);
+//! impl Component for Velocity {}
+//!
+//! let mut world = World::<SparseStorage>::new();
+//! world.group::<(Position, Velocity)>().unwrap();
+//! world.spawn((Position(0.0), Velocity(1.0)));
+//! world.spawn((Position(5.0),));
+//! assert_eq!(world.storage().groups()[0].len(), 1);
+//! world.query::<(&mut Position, &Velocity)>().for_each(|(p, v)| p.0 += v.0);
+//! ```
 
+pub mod group;
 pub mod query;
 pub mod sparse_array;
 pub mod sparse_set;
 pub mod storage;
 
+pub use group::Group;
 pub use query::{SparseChunk, SparseChunks};
 pub use sparse_array::SparseArray;
 pub use sparse_set::SparseSet;

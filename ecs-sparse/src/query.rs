@@ -19,11 +19,17 @@
 //! or `Absent` when no value of them was ever stored. If a required component has no set at
 //! all, nothing can match and no chunk is yielded. A query with no required component
 //! (only `Option<&T>`, `Without<T>`, `Entity`) walks every live entity.
+//!
+//! An owning group ([`crate::group`]) whose components the query all requires is a better
+//! driver when it is no larger than the smallest set: its rows are the packed front of its
+//! sets, parallel in all of them, so every owned slot answers `Dense` and only components
+//! outside the group are looked up.
 
 use ecs_core::component::ComponentId;
 use ecs_core::storage::{ColumnAccess, QueryChunk, QueryDescriptor};
 use ecs_core::Entity;
 
+use crate::group::Group;
 use crate::sparse_set::SparseSet;
 use crate::storage::SparseStorage;
 
@@ -33,59 +39,97 @@ pub(crate) enum Driver<'a> {
     /// No required component: every live entity is a candidate.
     Alive,
     /// The smallest set among the required components.
-    Set(ComponentId, &'a SparseSet),
+    Set(&'a SparseSet),
+    /// A group whose owned components are all required, no larger than any required set;
+    /// with the set of its first owned component.
+    Group(&'a Group, &'a SparseSet),
     /// A required component has no set, so no entity can match.
     NoMatch,
 }
 
 impl<'a> Driver<'a> {
-    /// Picks the smallest set among `descriptor`'s required slots.
+    /// Picks the smallest set among `descriptor`'s required slots, or a group over required
+    /// components that is no larger.
     pub(crate) fn choose(storage: &'a SparseStorage, descriptor: &QueryDescriptor) -> Driver<'a> {
-        let mut driver = Driver::Alive;
+        let mut smallest: Option<&SparseSet> = None;
         for id in descriptor.required() {
             let Some(set) = storage.set(id) else {
                 return Driver::NoMatch;
             };
-            match driver {
-                Driver::Set(_, best) if best.len() <= set.len() => {}
-                _ => driver = Driver::Set(id, set),
+            if smallest.is_none_or(|best| set.len() < best.len()) {
+                smallest = Some(set);
             }
         }
-        driver
+        let Some(smallest) = smallest else {
+            return Driver::Alive;
+        };
+        let usable = |group: &&Group| {
+            group.len() <= smallest.len()
+                && group
+                    .owned()
+                    .iter()
+                    .all(|c| descriptor.required().any(|r| r == *c))
+                && !group
+                    .owned()
+                    .iter()
+                    .any(|c| descriptor.excluded().any(|x| x == *c))
+        };
+        match storage.groups().iter().find(usable) {
+            Some(group) => {
+                let first = storage.set(group.owned()[0]).expect("owned sets exist");
+                Driver::Group(group, first)
+            }
+            None => Driver::Set(smallest),
+        }
+    }
+
+    /// The chunk this driver yields, if any.
+    pub(crate) fn chunk(
+        self,
+        storage: &'a SparseStorage,
+        descriptor: &'a QueryDescriptor,
+        alive: &'a [Entity],
+    ) -> Option<SparseChunk<'a>> {
+        let (entities, dense): (&[Entity], &[ComponentId]) = match self {
+            Driver::Alive => (alive, &[]),
+            Driver::Set(set) => (set.entities(), std::slice::from_ref(set.component_ref())),
+            Driver::Group(group, first) => (&first.entities()[..group.len()], group.owned()),
+            Driver::NoMatch => return None,
+        };
+        Some(SparseChunk {
+            storage,
+            descriptor,
+            entities,
+            dense,
+        })
     }
 }
 
 /// The single chunk of a sparse-storage query (see the module docs).
+///
+/// # Invariant
+/// Every set of a component in `dense` holds, at each position `p < entities.len()`, the
+/// entity `entities[p]` (its data is parallel to the rows).
 pub struct SparseChunk<'a> {
     storage: &'a SparseStorage,
     descriptor: &'a QueryDescriptor,
     entities: &'a [Entity],
-    driver: Option<ComponentId>,
+    dense: &'a [ComponentId],
 }
 
 /// The chunks of one sparse-storage query: none or one.
 pub type SparseChunks<'a> = std::option::IntoIter<SparseChunk<'a>>;
 
 impl<'a> SparseChunk<'a> {
-    /// A chunk over `entities`: the dense entities of `driver`'s set, or every live entity
-    /// when `driver` is `None`.
-    pub(crate) fn new(
-        storage: &'a SparseStorage,
-        descriptor: &'a QueryDescriptor,
-        entities: &'a [Entity],
-        driver: Option<ComponentId>,
-    ) -> SparseChunk<'a> {
-        SparseChunk {
-            storage,
-            descriptor,
-            entities,
-            driver,
-        }
+    /// The component whose set drives the chunk (a group's first owned component), if any.
+    pub fn driver(&self) -> Option<ComponentId> {
+        self.dense.first().copied()
     }
 
-    /// The component whose set drives the chunk, if any.
-    pub fn driver(&self) -> Option<ComponentId> {
-        self.driver
+    /// The components whose data is parallel to the chunk's rows (answered `Dense`): the
+    /// driving set's, or every component of the driving group.
+    pub fn dense(&self) -> &'a [ComponentId] {
+        self.dense
     }
 }
 
@@ -101,7 +145,7 @@ impl<'a> QueryChunk<'a> for SparseChunk<'a> {
     fn column(&self, slot: usize) -> ColumnAccess<'a, SparseSet> {
         let id = self.descriptor.slots()[slot].component;
         match self.storage.set(id) {
-            Some(set) if Some(id) == self.driver => ColumnAccess::Dense(set.data_ptr()),
+            Some(set) if self.dense.contains(&id) => ColumnAccess::Dense(set.data_ptr()),
             Some(set) => ColumnAccess::Sparse(set),
             None => ColumnAccess::Absent,
         }
@@ -112,7 +156,7 @@ impl std::fmt::Debug for SparseChunk<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SparseChunk")
             .field("rows", &self.entities.len())
-            .field("driver", &self.driver)
+            .field("dense", &self.dense)
             .finish()
     }
 }

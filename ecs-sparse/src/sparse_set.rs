@@ -90,6 +90,12 @@ impl SparseSet {
         self.component
     }
 
+    /// The component, by reference (a chunk's one-element list of dense components).
+    #[inline]
+    pub(crate) fn component_ref(&self) -> &ComponentId {
+        &self.component
+    }
+
     /// Number of entities in the set.
     #[inline]
     pub fn len(&self) -> usize {
@@ -230,6 +236,30 @@ impl SparseSet {
         push(&mut self.data);
         *slot = slot_of(entity, pos as usize);
         self.entities.push(entity);
+    }
+
+    /// Exchanges the entities (and values) at dense positions `a` and `b`, repairing both
+    /// sparse entries: what owning groups use to pack their entities at the front.
+    ///
+    /// # Panics
+    /// If `a` or `b` is not below [`SparseSet::len`].
+    pub fn swap_positions(&mut self, a: usize, b: usize) {
+        assert!(
+            a < self.len() && b < self.len(),
+            "swap_positions out of range"
+        );
+        if a == b {
+            return;
+        }
+        self.entities.swap(a, b);
+        // SAFETY: both positions are below `entities.len() == data.len()` (just checked;
+        // parallel dense arrays), and swapping both arrays alike keeps them parallel.
+        unsafe { self.data.swap_unchecked(a, b) };
+        for pos in [a, b] {
+            let entity = self.entities[pos];
+            // The entity is in the set, so its page exists: no allocation here.
+            *self.sparse.entry_mut(entity.index()) = slot_of(entity, pos);
+        }
     }
 
     /// Removes `entity` from the index and the entity array, and returns the position of its

@@ -17,10 +17,11 @@ use std::ptr::NonNull;
 
 use ecs_core::bundle::{Bundle, BundleInfo, BundleVisitor};
 use ecs_core::component::{Component, ComponentId, Components};
-use ecs_core::storage::{QueryDescriptor, Storage};
+use ecs_core::storage::{ByEntity, QueryDescriptor, Storage};
 use ecs_core::unwind::for_each_completing;
-use ecs_core::Entity;
+use ecs_core::{EcsError, Entity};
 
+use crate::group::Group;
 use crate::query::{Driver, SparseChunk, SparseChunks};
 use crate::sparse_set::SparseSet;
 
@@ -29,15 +30,50 @@ use crate::sparse_set::SparseSet;
 /// # Invariants
 /// * `sets[i]`, when `Some`, holds values of the component with index `i` (created from its
 ///   registered info), and only entities the world holds live.
+/// * Every group in `groups` keeps the [`Group`] invariant over `sets`; `owner[c]` is the
+///   index in `groups` of the group owning component `c` (at most one), `None` otherwise.
 #[derive(Default)]
 pub struct SparseStorage {
     sets: Vec<Option<SparseSet>>,
+    groups: Vec<Group>,
+    owner: Vec<Option<usize>>,
 }
 
 impl SparseStorage {
     /// An empty storage; allocates nothing.
     pub const fn new() -> SparseStorage {
-        SparseStorage { sets: Vec::new() }
+        SparseStorage {
+            sets: Vec::new(),
+            groups: Vec::new(),
+            owner: Vec::new(),
+        }
+    }
+
+    /// The owning groups (see [`World::group`](ecs_core::World::group)).
+    pub fn groups(&self) -> &[Group] {
+        &self.groups
+    }
+
+    /// The group owning `component`, if any.
+    #[inline]
+    fn owner(&self, component: ComponentId) -> Option<usize> {
+        self.owner.get(component.index()).copied().flatten()
+    }
+
+    /// After `entity` gained `component`: joins its group's packed range if now complete.
+    #[inline]
+    fn gained(&mut self, entity: Entity, component: ComponentId) {
+        if let Some(g) = self.owner(component) {
+            self.groups[g].enter(&mut self.sets, entity);
+        }
+    }
+
+    /// Before `entity` loses `component`: leaves its group's packed range.
+    #[inline]
+    fn losing(&mut self, entity: Entity, component: ComponentId) {
+        if let Some(g) = self.owner(component) {
+            self.groups[g].leave(&mut self.sets, entity);
+        }
     }
 
     /// The set of `component`, if a value of it was ever stored (or room reserved).
@@ -89,13 +125,16 @@ impl BundleVisitor for BundleWriter<'_> {
 // * Values live in each set's `BlobVec`, a raw allocation outside any `&self` borrow;
 //   `get_ptr` answers from the set's dense data, and distinct (entity, component) pairs are
 //   distinct slots (one set per component, one position per entity in a set).
-// * `query_chunks` yields at most one chunk, whose entities are one set's dense entities or
-//   the `alive` slice: each entity at most once. The driving set is a required component's,
-//   so every matching entity is in it; its `Dense` pointer is that set's data, parallel to
-//   the chunk's entities. Other slots are `Sparse` look-ups that answer only for entities the
+// * `query_chunks` yields at most one chunk, whose entities are one set's dense entities (all
+//   of them, or a group's packed prefix) or the `alive` slice: each entity at most once. The
+//   driving set is a required component's, so every matching entity is in it; a driving
+//   group's components are all required, and every entity holding them all is in its prefix
+//   (`Group` invariant). `Dense` pointers are the data of the driving set, or of each owned
+//   set of the driving group, parallel to the chunk's entities (same invariant). Other slots are `Sparse` look-ups that answer only for entities the
 //   set holds, or `Absent` when no set exists; a required slot is never `Absent` (no chunk is
 //   yielded then).
 // * `is_dense` is false for every type, so the dense-only promises do not apply.
+// * `place` is a `ByEntity` (reads are `get_ptr`); no chunk has a key, no entity a row.
 // * Every value moved in is dropped once (`despawn`, `clear`, the sets' `Drop`) or moved out
 //   once (`remove_into`); the sets stay consistent when a `Drop` panics, and
 //   `for_each_completing` keeps despawn/clear going through the remaining sets.
@@ -105,6 +144,7 @@ unsafe impl Storage for SparseStorage {
     type Chunk<'a> = SparseChunk<'a>;
     type Chunks<'a> = SparseChunks<'a>;
     type QueryCache = ();
+    type Place<'a> = ByEntity<'a, SparseStorage>;
 
     #[inline]
     fn is_dense<T: Component>() -> bool {
@@ -125,6 +165,44 @@ unsafe impl Storage for SparseStorage {
             ids: info.components(),
             components,
         });
+        if !self.groups.is_empty() {
+            for &id in info.components() {
+                self.gained(entity, id);
+            }
+        }
+    }
+
+    fn group(&mut self, owned: &[ComponentId], components: &Components) -> Result<(), EcsError> {
+        let mut owned = owned.to_vec();
+        owned.sort_unstable();
+        owned.dedup();
+        if owned.len() < 2 {
+            return Err(EcsError::Group {
+                reason: "a group owns at least two distinct components".into(),
+            });
+        }
+        if let Some(&taken) = owned.iter().find(|&&c| self.owner(c).is_some()) {
+            return Err(EcsError::Group {
+                reason: format!(
+                    "{} is already owned by another group",
+                    components.info(taken).name()
+                ),
+            });
+        }
+        for &c in &owned {
+            self.set_mut(c, components);
+        }
+        let mut group = Group::new(owned.into_boxed_slice());
+        group.fill(&mut self.sets);
+        let index = self.groups.len();
+        for &c in group.owned() {
+            if self.owner.len() <= c.index() {
+                self.owner.resize(c.index() + 1, None);
+            }
+            self.owner[c.index()] = Some(index);
+        }
+        self.groups.push(group);
+        Ok(())
     }
 
     fn reserve(&mut self, info: &BundleInfo, components: &Components, additional: usize) {
@@ -139,6 +217,9 @@ unsafe impl Storage for SparseStorage {
         if self.sets.is_empty() {
             return;
         }
+        for group in &mut self.groups {
+            group.leave(&mut self.sets, entity);
+        }
         for_each_completing(self.sets.iter_mut().flatten(), |set| {
             set.remove_and_drop(entity);
         });
@@ -147,6 +228,12 @@ unsafe impl Storage for SparseStorage {
     #[inline]
     fn get_ptr(&self, entity: Entity, component: ComponentId) -> Option<NonNull<u8>> {
         self.set(component)?.get_ptr(entity)
+    }
+
+    /// No per-entity record to find: each read goes to its component's set.
+    #[inline]
+    fn place(&self, entity: Entity) -> Option<ByEntity<'_, SparseStorage>> {
+        Some(ByEntity::new(self, entity))
     }
 
     #[inline]
@@ -164,7 +251,11 @@ unsafe impl Storage for SparseStorage {
     ) -> Option<T> {
         let set = self.set_mut(id, components);
         // SAFETY: the set was created for `id`, which is `T`'s id.
-        unsafe { set.insert_or_replace(entity, value) }
+        let old = unsafe { set.insert_or_replace(entity, value) };
+        if old.is_none() {
+            self.gained(entity, id);
+        }
+        old
     }
 
     unsafe fn insert_new(
@@ -178,6 +269,7 @@ unsafe impl Storage for SparseStorage {
         // SAFETY: `value` is an owned, initialised value of `component` (caller), the set's
         // component; it lives outside the set's buffer.
         unsafe { set.insert_from(entity, value) };
+        self.gained(entity, component);
     }
 
     unsafe fn remove_into(
@@ -186,6 +278,7 @@ unsafe impl Storage for SparseStorage {
         component: ComponentId,
         dst: NonNull<u8>,
     ) -> bool {
+        self.losing(entity, component);
         match self.existing_set_mut(component) {
             // SAFETY: `dst` is a writable slot for one value of `component`, outside the
             // storage (caller).
@@ -195,6 +288,7 @@ unsafe impl Storage for SparseStorage {
     }
 
     fn clear(&mut self) {
+        self.groups.iter_mut().for_each(Group::clear);
         for_each_completing(self.sets.iter_mut().flatten(), SparseSet::clear);
     }
 
@@ -206,12 +300,9 @@ unsafe impl Storage for SparseStorage {
         descriptor: &'a QueryDescriptor,
         alive: &'a [Entity],
     ) -> SparseChunks<'a> {
-        let (entities, driver) = match Driver::choose(self, descriptor) {
-            Driver::Alive => (alive, None),
-            Driver::Set(id, set) => (set.entities(), Some(id)),
-            Driver::NoMatch => return None.into_iter(),
-        };
-        Some(SparseChunk::new(self, descriptor, entities, driver)).into_iter()
+        Driver::choose(self, descriptor)
+            .chunk(self, descriptor, alive)
+            .into_iter()
     }
 
     fn memory_usage(&self) -> usize {

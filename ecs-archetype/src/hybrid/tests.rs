@@ -228,3 +228,33 @@ fn despawn_and_clear_reach_both_halves() {
     assert_eq!(world.query::<&Buff>().count(), 0);
     assert_eq!(world.query::<&Vel>().count(), 0);
 }
+
+#[test]
+fn place_reads_table_and_sparse_components() {
+    use ecs_core::storage::EntityPlace;
+    let mut world = HybridWorld::new();
+    let both = world.spawn((Pos(1.0), OnFire(2)));
+    let table_only = world.spawn((Pos(3.0), Vel(4.0)));
+    let sparse_only = world.spawn((Buff,));
+    let gone = world.spawn((Pos(5.0), OnFire(6)));
+    world.despawn(gone).unwrap();
+    let ids = [
+        world.register_component::<Pos>(),
+        world.register_component::<Vel>(),
+        world.register_component::<OnFire>(),
+        world.register_component::<Buff>(),
+    ];
+    let storage = world.storage();
+    for e in [both, table_only, sparse_only] {
+        let place = storage.place(e).expect("every live entity has a table row");
+        for id in ids {
+            assert_eq!(place.ptr(id), storage.get_ptr(e, id), "{e:?} {id:?}");
+        }
+    }
+    assert!(storage.place(both).unwrap().ptr(ids[2]).is_some());
+    assert!(storage.place(gone).is_none());
+    let get = world.query_state::<(&Pos, &OnFire), ()>().unwrap();
+    assert_eq!(get.get(&world, both), Some((&Pos(1.0), &OnFire(2))));
+    assert_eq!(get.get(&world, table_only), None);
+    assert_eq!(get.get(&world, gone), None);
+}

@@ -594,3 +594,38 @@ fn matches_the_reference_backend_under_random_operations() {
     assert_eq!(filtered(&mut arch), filtered(&mut reference));
     assert_eq!(arch.len(), reference.len());
 }
+
+#[test]
+fn place_reads_what_get_ptr_reads() {
+    use ecs_core::storage::EntityPlace;
+    let mut world = ArchWorld::new();
+    let ab = world.spawn((A(1), B(2)));
+    let a = world.spawn((A(3),));
+    let empty = world.spawn(());
+    let gone = world.spawn((A(4), B(5)));
+    world.despawn(gone).unwrap();
+    let ids = [
+        world.register_component::<A>(),
+        world.register_component::<B>(),
+        world.register_component::<C>(),
+    ];
+    let storage = world.storage();
+    for e in [ab, a, empty] {
+        let place = storage.place(e).expect("live entities have a row");
+        for id in ids {
+            assert_eq!(place.ptr(id), storage.get_ptr(e, id), "{e:?} {id:?}");
+        }
+    }
+    assert_eq!(storage.place(ab).unwrap().row(), 0);
+    assert!(storage.place(gone).is_none(), "a stale handle has no place");
+}
+
+#[test]
+fn table_row_rejects_rows_past_the_end() {
+    let mut world = ArchWorld::new();
+    let e = world.spawn((A(1),));
+    let archetypes = world.storage().archetypes();
+    let table = archetypes.table(archetypes.locate(e).unwrap().table);
+    assert!(crate::table::TableRow::new(table, 0).is_some());
+    assert!(crate::table::TableRow::new(table, 1).is_none());
+}

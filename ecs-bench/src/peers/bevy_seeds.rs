@@ -1,5 +1,6 @@
 //! bevy_ecs on the seed 000 and seed 003 workloads (create, add, add_write_delete,
-//! random_access): one call per operation, as the seeds' tests do.
+//! random_access): one call per operation, as the seeds' tests do; random_access reads its
+//! three components with one `Query::get` from a `QueryState` made once.
 
 use bevy_ecs::entity::Entity;
 use bevy_ecs::world::World;
@@ -89,19 +90,19 @@ pub(super) fn prepare(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
                 .map(|i| spawn_by_archetype!(i, |bundle| world.spawn(bundle).id()))
                 .collect();
             let handles: Vec<Entity> = shuffled_order(n).into_iter().map(|i| entities[i]).collect();
+            let state = world.query::<(&Position, &Velocity, &Rotation)>();
             prepared(
-                (world, handles, 0.0f64),
-                |(world, handles, sum)| {
+                (world, state, handles, 0.0f64),
+                |(world, state, handles, sum)| {
                     let mut total = 0.0f64;
+                    let query = state.query(world);
                     for &e in handles.iter() {
-                        let p = world.get::<Position>(e).expect("has Position");
-                        let v = world.get::<Velocity>(e).expect("has Velocity");
-                        let r = world.get::<Rotation>(e).expect("has Rotation");
+                        let (p, v, r) = query.get(e).expect("has all three");
                         total += access_term(p, v, r);
                     }
                     *sum = total;
                 },
-                |(_, handles, sum)| access_checksum(*sum, handles.len()),
+                |(_, _, handles, sum)| access_checksum(*sum, handles.len()),
             )
         }
         _ => return None,

@@ -1,6 +1,7 @@
 //! shipyard on the seed 000 and seed 003 workloads (create, add, add_write_delete,
 //! random_access): entities and components added one call at a time, as the seeds' tests do;
-//! reads and writes through views, shipyard's way of reaching components.
+//! reads and writes through views, shipyard's way of reaching components (random_access: one
+//! `get` on the tuple of three views per entity).
 
 use shipyard::{EntitiesView, EntityId, Get, View, ViewMut, World};
 
@@ -100,9 +101,7 @@ pub(super) fn prepare(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
                     *sum = world.run(|p: View<Position>, v: View<Velocity>, r: View<Rotation>| {
                         let mut total = 0.0f64;
                         for &e in handles.iter() {
-                            let p = (&p).get(e).expect("has Position");
-                            let v = (&v).get(e).expect("has Velocity");
-                            let r = (&r).get(e).expect("has Rotation");
+                            let (p, v, r) = (&p, &v, &r).get(e).expect("has all three");
                             total += access_term(p, v, r);
                         }
                         total

@@ -136,26 +136,12 @@ fn render_targets(out: &mut String, report: &Report) {
             },
             Status::NotMeasured(why) => format!("not measured: {why}"),
         };
-        let backend = match e.target.label {
-            Some(label) => format!("{} ({label})", e.backend),
-            None => e.backend.to_owned(),
-        };
         let _ = writeln!(
             out,
-            "| {} | {backend} | {} | {measured} | {status} |",
+            "| {} | {} | {} | {measured} | {status} |",
             e.target.workload,
+            e.backend,
             e.target.describe()
-        );
-    }
-    if evals
-        .iter()
-        .any(|e| e.target.workload == "simple_iter" && e.backend == "sparse")
-    {
-        let _ = writeln!(
-            out,
-            "| simple_iter | sparse, owning group over (Position, Velocity) | time ≤ 1.30× \
-             baseline | — | ✗ missed: owning groups are not implemented (the row \
-             \"sparse (no group)\" is the plain join) |"
         );
     }
     out.push('\n');

@@ -33,7 +33,20 @@ pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
             )
             .repeatable()
             .baseline(),
-            false,
+            Pass::Sequential,
+        )),
+        Box::new(SimpleIter(
+            info(
+                f,
+                "simple_iter_grouped",
+                "simple_iter with an owning group over (Velocity, Position) (sparse backend only)",
+                sizes(10_000, 10_000, 200),
+                "entities",
+            )
+            .repeatable()
+            .baseline()
+            .only_on(&["sparse"]),
+            Pass::Grouped,
         )),
         Box::new(SimpleIter(
             info(
@@ -45,7 +58,7 @@ pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
             )
             .repeatable()
             .baseline(),
-            false,
+            Pass::Sequential,
         )),
         Box::new(SimpleIter(
             info(
@@ -58,7 +71,7 @@ pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
             .repeatable()
             .baseline()
             .note("compare with small_iter_seq: par_for_each must not be slower on small queries"),
-            true,
+            Pass::Parallel,
         )),
         Box::new(FragmentedIter(
             info(
@@ -191,8 +204,20 @@ impl Workload for SimpleInsert {
     }
 }
 
-/// `simple_iter` (and its small variants); the flag runs it through `par_for_each`.
-pub struct SimpleIter(WorkloadInfo, bool);
+/// `simple_iter` and its variants.
+pub struct SimpleIter(WorkloadInfo, Pass);
+
+/// How a [`SimpleIter`] variant runs its pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pass {
+    /// `for_each`.
+    Sequential,
+    /// `par_for_each` with default batching.
+    Parallel,
+    /// `for_each` in a world with an owning group over the two components (only on
+    /// backends that have groups).
+    Grouped,
+}
 
 impl Workload for SimpleIter {
     fn info(&self) -> &WorkloadInfo {
@@ -201,13 +226,18 @@ impl Workload for SimpleIter {
 
     fn prepare<S: Storage>(&self, n: usize) -> Box<dyn Prepared> {
         let mut world = World::<S>::new();
+        if self.1 == Pass::Grouped {
+            world
+                .group::<(Velocity, Position)>()
+                .expect("the grouped variant runs only on backends with groups");
+        }
         world.spawn_batch((0..n).map(insert_bundle));
         let step = |(v, p): (&Velocity, &mut Position)| {
             p.0[0] += v.0[0];
             p.0[1] += v.0[1];
             p.0[2] += v.0[2];
         };
-        if self.1 {
+        if self.1 == Pass::Parallel {
             prepared(
                 world,
                 move |world| {

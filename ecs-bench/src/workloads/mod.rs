@@ -74,6 +74,7 @@ pub(crate) fn info(
         repeatable: false,
         stepped: false,
         on_backends: true,
+        only_backends: &[],
         has_baseline: false,
     }
 }
@@ -86,6 +87,7 @@ pub(crate) trait InfoExt {
     fn baseline_only(self) -> Self;
     fn anchor(self, value: &'static str, source: &'static str) -> Self;
     fn note(self, note: &'static str) -> Self;
+    fn only_on(self, backends: &'static [&'static str]) -> Self;
 }
 
 impl InfoExt for WorkloadInfo {
@@ -114,9 +116,44 @@ impl InfoExt for WorkloadInfo {
         self.note = Some(note);
         self
     }
+    fn only_on(mut self, backends: &'static [&'static str]) -> Self {
+        self.only_backends = backends;
+        self
+    }
 }
 
 /// Sizes that shrink by `quick` and `test` divisors from `full`.
 pub(crate) const fn sizes(full: usize, quick: usize, test: usize) -> Sizes {
     Sizes { full, quick, test }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::{Backend, Runner};
+
+    #[test]
+    fn only_on_limits_the_backends_not_the_baseline() {
+        let limited = info(Family::Community, "w", "d", sizes(1, 1, 1), "entities")
+            .baseline()
+            .only_on(&["sparse"]);
+        assert!(limited.runs_on(Runner::Backend(Backend::Sparse)));
+        assert!(!limited.runs_on(Runner::Backend(Backend::Archetype)));
+        assert!(limited.runs_on(Runner::Baseline));
+        let everywhere = info(Family::Community, "w", "d", sizes(1, 1, 1), "entities");
+        assert!(everywhere.runs_on(Runner::Backend(Backend::Archetype)));
+        assert!(!everywhere.runs_on(Runner::Baseline));
+    }
+
+    #[test]
+    fn the_grouped_iteration_runs_only_where_groups_exist() {
+        let grouped = registry()
+            .into_iter()
+            .find(|w| w.info().name == "simple_iter_grouped")
+            .expect("registered");
+        for &backend in Backend::ALL {
+            let runs = grouped.info().runs_on(Runner::Backend(backend));
+            assert_eq!(runs, backend == Backend::Sparse, "{}", backend.name());
+        }
+    }
 }

@@ -6,7 +6,7 @@ use std::ptr::NonNull;
 use super::{FetchContext, QueryBuilder};
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
-use crate::storage::{ColumnAccess, QueryChunk, SlotRole, SparseLookup, Storage};
+use crate::storage::{ColumnAccess, EntityPlace, QueryChunk, SlotRole, SparseLookup, Storage};
 
 /// A query's per-entity item: `&T`, `&mut T`, [`Mut<T>`](crate::Mut), `Option<&T>`,
 /// `Option<&mut T>`, `Option<Mut<T>>`, `Entity`, and tuples of up to 12 of these.
@@ -71,15 +71,19 @@ pub unsafe trait QueryData {
         entity: Entity,
     ) -> Option<Self::Item<'w>>;
 
-    /// The item for one entity, found by look-up; `None` if it lacks a required component.
+    /// The item for one entity, read through its `place` (found once for all parts of the
+    /// query); `None` if it lacks a component of a `Required` slot this part added.
     ///
     /// # Safety
-    /// `entity` is live in `ctx`'s world; while the item lives, nothing else accesses the
-    /// components this query writes for `entity` (in particular, no other item of this query
-    /// for the same entity exists), and nothing writes the components it reads.
+    /// `place` is `entity`'s place in `ctx`'s storage. `entity` is live in `ctx`'s world, or
+    /// the query has a `Required` slot (whose read then answers `None`: storages compare whole
+    /// handles). While the item lives, nothing else accesses the components this query writes
+    /// for `entity` (in particular, no other item of this query for the same entity exists),
+    /// and nothing writes the components it reads.
     unsafe fn fetch_entity<'w, S: Storage + 'w>(
         state: &Self::State,
         ctx: FetchContext<'w, S>,
+        place: &S::Place<'w>,
         entity: Entity,
     ) -> Option<Self::Item<'w>>;
 }
@@ -288,10 +292,11 @@ macro_rules! component_fetch {
             #[allow(clippy::question_mark)] // `$missing` is not always `None`
             unsafe fn fetch_entity<'w, S: Storage + 'w>(
                 state: &Self::State,
-                ctx: FetchContext<'w, S>,
-                entity: Entity,
+                _: FetchContext<'w, S>,
+                place: &S::Place<'w>,
+                _: Entity,
             ) -> Option<Self::Item<'w>> {
-                let ptr = ctx.storage().get_ptr(entity, state.id).map(NonNull::cast::<T>);
+                let ptr = place.ptr(state.id).map(NonNull::cast::<T>);
                 if ptr.is_none() {
                     return $missing;
                 }
@@ -382,6 +387,7 @@ unsafe impl QueryData for Entity {
     unsafe fn fetch_entity<'w, S: Storage + 'w>(
         _: &(),
         _: FetchContext<'w, S>,
+        _: &S::Place<'w>,
         entity: Entity,
     ) -> Option<Entity> {
         Some(entity)
@@ -426,10 +432,11 @@ macro_rules! tuple_query {
             unsafe fn fetch_entity<'w, S: Storage + 'w>(
                 state: &Self::State,
                 ctx: FetchContext<'w, S>,
+                place: &S::Place<'w>,
                 entity: Entity,
             ) -> Option<Self::Item<'w>> {
                 // SAFETY: forwarded contract; the parts touch distinct components (access).
-                unsafe { Some(($($name::fetch_entity::<S>(&state.$index, ctx, entity)?,)*)) }
+                unsafe { Some(($($name::fetch_entity::<S>(&state.$index, ctx, place, entity)?,)*)) }
             }
         }
         // SAFETY: every part is read-only.

@@ -22,6 +22,8 @@ use crate::storage::{SlotRole, Storage};
 /// * `filter_row` may only be called for rows of the chunk its fetch was made from.
 /// * A fetch, and its clones, may be used from other threads (by `par_for_each`): it may
 ///   hold only pointers into the storage and shared references to `Sync` data.
+/// * `matches_entity` answers false for an entity lacking a component of a `Required` slot
+///   this filter added (`QueryState::get` relies on it to reject stale handles).
 /// * `driving` may only return true if every entity the filter accepts (after the query's
 ///   first run) has an entry in the window of one of the change slots it pushed.
 pub unsafe trait QueryFilter {
@@ -46,7 +48,9 @@ pub unsafe trait QueryFilter {
     /// Whether the row's entity passes.
     fn filter_row<'w, S: Storage + 'w>(fetch: &Self::Fetch<'w, S>, entity: Entity) -> bool;
 
-    /// Whether a live `entity` passes, by look-up (change slots are asked through `probe`).
+    /// Whether `entity` passes, by look-up (change slots are asked through `probe`). The
+    /// entity may be stale when the query has a `Required` slot; storages answer for the
+    /// whole handle, so it then fails there.
     fn matches_entity<S: Storage, P: ChangeProbe>(
         state: &Self::State,
         storage: &S,

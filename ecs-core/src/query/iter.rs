@@ -172,10 +172,11 @@ impl<'w, Q: QueryData, S: Storage + 'w> EntityIter<'w, Q, S> {
         ctx: FetchContext<'w, S>,
         entity: Entity,
     ) -> Option<Q::Item<'w>> {
+        let place = ctx.storage().place(entity)?;
         // SAFETY: candidates are distinct entities that were live when the run began, and the
         // world cannot be structurally changed while the run's borrow lasts; each is fetched
-        // once (the slice iterator only moves forward).
-        unsafe { Q::fetch_entity(data, ctx, entity) }
+        // once (the slice iterator only moves forward); `place` is the entity's.
+        unsafe { Q::fetch_entity(data, ctx, &place, entity) }
     }
 }
 

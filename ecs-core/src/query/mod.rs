@@ -11,7 +11,8 @@
 //! per row it is a pointer offset (dense) or a sparse look-up, decided at compile time where
 //! the backend allows — or, when a change filter can drive it, visits only the entities in
 //! the change logs since the query's previous run, by look-up ([`crate::change`]).
-//! [`QueryIter::par_for_each`] runs either kind on rayon.
+//! [`QueryIter::par_for_each`] runs either kind on rayon. Random access by entity is
+//! [`QueryState::get`], or a [`QueryView`] for many look-ups in one borrow of the world.
 
 mod access;
 mod change_filter;
@@ -21,6 +22,7 @@ mod iter;
 mod mut_fetch;
 pub mod par;
 mod state;
+mod view;
 
 pub use access::{Access, QueryBuilder, QueryPlan};
 pub use change_filter::{Added, Changed, Or};
@@ -30,6 +32,7 @@ pub use filter::{QueryFilter, With, Without};
 pub use iter::QueryIter;
 pub use par::BatchSize;
 pub use state::QueryState;
+pub use view::QueryView;
 
 use crate::change::{ChangeRun, ChangeStore};
 use crate::storage::Storage;

@@ -7,7 +7,7 @@ use super::{ColumnFetch, FetchContext, QueryBuilder, QueryData};
 use crate::change::{ChangeKind, ChangeLog, Mut};
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
-use crate::storage::{SlotRole, Storage};
+use crate::storage::{EntityPlace, SlotRole, Storage};
 
 /// Per-chunk state of a `Mut<T>` item: the column and, for tracked types, the changed log.
 #[doc(hidden)]
@@ -89,9 +89,10 @@ macro_rules! mut_fetch {
             unsafe fn fetch_entity<'w, S: Storage + 'w>(
                 state: &SlotState<T>,
                 ctx: FetchContext<'w, S>,
+                place: &S::Place<'w>,
                 $e: Entity,
             ) -> Option<$item> {
-                let $p = ctx.storage().get_ptr($e, state.id).map(NonNull::cast::<T>);
+                let $p = place.ptr(state.id).map(NonNull::cast::<T>);
                 if $p.is_none() {
                     return $missing;
                 }

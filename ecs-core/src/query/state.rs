@@ -1,7 +1,7 @@
 //! [`QueryState`]: a query resolved against one world, kept across runs.
 
 use super::ReadOnlyQueryData;
-use super::{Access, FetchContext, QueryBuilder, QueryData, QueryFilter, QueryIter};
+use super::{Access, FetchContext, QueryBuilder, QueryData, QueryFilter, QueryIter, QueryView};
 use crate::change::ChangeRun;
 use crate::entity::Entity;
 use crate::error::EcsError;
@@ -19,12 +19,15 @@ use crate::world::{World, WorldId, WorldView};
 /// cursors (see [`crate::change`]).
 pub struct QueryState<Q: QueryData, F: QueryFilter, S: Storage> {
     world: WorldId,
-    descriptor: QueryDescriptor,
+    pub(super) descriptor: QueryDescriptor,
     access: Access,
-    data: Q::State,
-    filter: F::State,
-    cache: S::QueryCache,
-    changes: ChangeRun,
+    pub(super) data: Q::State,
+    pub(super) filter: F::State,
+    pub(super) cache: S::QueryCache,
+    pub(super) changes: ChangeRun,
+    /// Whether `get` must ask the allocator if the entity is live: only when no `Required`
+    /// slot would reject a stale handle by itself (storages compare whole handles).
+    check_alive: bool,
 }
 
 impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
@@ -39,8 +42,10 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
         let filter = F::init(&mut builder);
         let plan = builder.finish()?;
         world.ensure_change_logs(plan.access.components());
+        let check_alive = plan.descriptor.required().next().is_none();
         Ok(QueryState {
             world: world.id(),
+            check_alive,
             descriptor: plan.descriptor,
             access: plan.access,
             data,
@@ -167,6 +172,7 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
     /// assert_eq!(state.get(&world, e).map(|hp| hp.0), Some(3));
     /// assert!(state.get(&world, empty).is_none());
     /// ```
+    #[inline]
     pub fn get<'w>(&'w self, world: &'w World<S>, entity: Entity) -> Option<Q::Item<'w>>
     where
         Q: ReadOnlyQueryData,
@@ -179,6 +185,7 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
     ///
     /// # Panics
     /// If `world` is not the world this state was created for.
+    #[inline]
     pub fn get_mut<'w>(&'w self, world: &'w mut World<S>, entity: Entity) -> Option<Q::Item<'w>> {
         // SAFETY: `&mut World` excludes every other access for `'w`.
         unsafe { self.get_unchecked(world, entity) }
@@ -192,22 +199,78 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
     ///
     /// # Panics
     /// If `world` is not the world this state was created for.
+    #[inline]
     pub unsafe fn get_unchecked<'w>(
         &'w self,
         world: &'w World<S>,
         entity: Entity,
     ) -> Option<Q::Item<'w>> {
-        let view = world.view();
+        // SAFETY: forwarded contract.
+        unsafe { self.get_in(world.view(), entity) }
+    }
+
+    /// [`QueryState::get_unchecked`] on the parts of a world.
+    ///
+    /// # Safety
+    /// As for [`QueryState::get_unchecked`].
+    #[inline]
+    pub(super) unsafe fn get_in<'w>(
+        &'w self,
+        view: WorldView<'w, S>,
+        entity: Entity,
+    ) -> Option<Q::Item<'w>> {
         self.check_world(view.id());
-        if !view.entities().contains(entity) {
+        // No allocator look-up when a required slot rejects stale handles anyway: on a
+        // shuffled `get` it is one more cache miss per call.
+        if self.check_alive && !view.entities().contains(entity) {
             return None;
         }
+        let place = view.storage().place(entity)?;
         let probe = self.changes.probe(view.changes());
         if !F::matches_entity(&self.filter, view.storage(), &probe, entity) {
             return None;
         }
-        // SAFETY: the entity is live; the caller guarantees exclusive access as required.
-        unsafe { Q::fetch_entity(&self.data, FetchContext::new(view, &self.changes), entity) }
+        let ctx = FetchContext::new(view, &self.changes);
+        // SAFETY: the entity is live or the query has a required slot (`check_alive`);
+        // `place` is its place; the caller guarantees exclusive access as required.
+        unsafe { Q::fetch_entity(&self.data, ctx, &place, entity) }
+    }
+
+    /// Random access for one shared borrow of the world: a [`QueryView`] resolves each
+    /// matching table's columns once, so each `get` is a record look-up and a row offset
+    /// (as a scan's rows are). Worth it for many `get`s per borrow; for a few, use
+    /// [`QueryState::get`], which resolves nothing up front.
+    ///
+    /// Brings the state's table cache up to date; does not start a run (change filters
+    /// answer as for [`QueryState::get`]).
+    ///
+    /// # Panics
+    /// If `world` is not the world this state was created for.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, Entity, testing::VecStorage};
+    /// struct Pos(f32);
+    /// impl Component for Pos {}
+    /// struct Vel(f32);
+    /// impl Component for Vel {}
+    /// let mut world = World::<VecStorage>::new();
+    /// let moving: Vec<Entity> = (0..3).map(|i| world.spawn((Pos(i as f32), Vel(1.0)))).collect();
+    /// let still = world.spawn((Pos(9.0),));
+    /// let mut state = world.query_state::<(&Pos, &Vel), ()>().unwrap();
+    /// let view = state.view(&world);
+    /// let sum: f32 = moving.iter().filter_map(|&e| view.get(e)).map(|(p, v)| p.0 + v.0).sum();
+    /// assert_eq!(sum, 6.0);
+    /// assert!(view.get(still).is_none());
+    /// ```
+    pub fn view<'w>(&'w mut self, world: &'w World<S>) -> QueryView<'w, Q, F, S>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        let view = world.view();
+        self.check_world(view.id());
+        view.storage()
+            .update_query_cache(&mut self.cache, &self.descriptor);
+        QueryView::new(self, view)
     }
 
     fn check_world(&self, id: WorldId) {

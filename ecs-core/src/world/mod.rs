@@ -443,6 +443,35 @@ impl<S: Storage> World<S> {
         }
     }
 
+    /// Makes the components of `B` an *owning group* (EnTT's term): the storage keeps the
+    /// entities holding all of them packed at the front of each component's array, in the
+    /// same order, so a query requiring every one of them walks parallel arrays instead of
+    /// joining by look-up. The price is paid on structural change: adding or removing an
+    /// owned component swaps the entity into or out of the packed range.
+    ///
+    /// Only the sparse backend has groups; the table backends keep an archetype's
+    /// components together already.
+    ///
+    /// # Errors
+    /// [`EcsError::Group`] when the backend has no groups, `B` has fewer than two distinct
+    /// components, or one of them is owned by another group.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, EcsError, testing::VecStorage};
+    /// struct Pos(f32);
+    /// impl Component for Pos {}
+    /// struct Vel(f32);
+    /// impl Component for Vel {}
+    /// let mut world = World::<VecStorage>::new();
+    /// // The reference backend has no groups:
+    /// assert!(matches!(world.group::<(Pos, Vel)>(), Err(EcsError::Group { .. })));
+    /// ```
+    pub fn group<B: Bundle>(&mut self) -> Result<(), EcsError> {
+        self.flush();
+        let info = self.bundles.info::<B>(&mut self.components);
+        self.storage.group(info.components(), &self.components)
+    }
+
     /// Iterates every entity matching `Q` (see [`QueryData`]), with `for_each` as the fast path.
     ///
     /// The query's state is cached in the world, so calling this every frame only examines

@@ -34,6 +34,8 @@ backends! {
     queries::query_state_sees_new_layout => query_state_sees_new_layout,
     queries::large_bundles => large_bundles,
     queries::spawn_batch_and_mutation => spawn_batch_and_mutation,
+    queries::views_agree_with_iteration => views_agree_with_iteration,
+    queries::groups_change_no_results => groups_change_no_results,
     batches::spawn_batch_with_any_size_hint => spawn_batch_any_size_hint,
     batches::panicking_batch_iterator_keeps_what_it_spawned => panicking_batch_iterator,
     batches::every_copy_width_survives_moves => copy_widths,

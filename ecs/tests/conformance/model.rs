@@ -7,7 +7,9 @@
 
 use std::collections::HashMap;
 
-use ecs_core::{Component, EcsError, Entity, Storage, StorageKind, With, Without, World};
+use ecs_core::{
+    Component, EcsError, Entity, QueryState, Storage, StorageKind, With, Without, World,
+};
 
 use crate::components::size;
 use crate::rng::Rng;
@@ -59,7 +61,36 @@ struct Harness<S: Storage, const SA: bool, const SB: bool, const ST: bool, const
     /// Every handle ever handed out (alive or not), to pick targets from.
     handles: Vec<Entity>,
     rng: Rng,
+    /// Multi-component `get`s, kept across operations as a system keeps its queries.
+    gets: Gets<S, SA, SB, ST, SD>,
 }
+
+/// Query states whose `get` `check_one` compares with the model: everything optional (the
+/// liveness check is the allocator's), and two required components (the storage's).
+struct Gets<S: Storage, const SA: bool, const SB: bool, const ST: bool, const SD: bool> {
+    all: QueryState<AllOptional<'static, SA, SB, ST, SD>, (), S>,
+    a_and_d: QueryState<(Entity, &'static A<SA>, &'static D<SD>), (), S>,
+    with_tag: QueryState<Entity, With<Tag<ST>>, S>,
+}
+
+/// An `AllOptional` item as what the model expects.
+fn owned_all<const SA: bool, const SB: bool, const ST: bool, const SD: bool>(
+    item: Option<AllOptional<'_, SA, SB, ST, SD>>,
+) -> Option<Expected> {
+    item.map(|(a, b, t, d)| Expected {
+        a: a.map(|a| a.0),
+        b: b.map(|b| b.0.clone()),
+        tag: t.is_some(),
+        d: d.map(|d| d.0),
+    })
+}
+
+type AllOptional<'a, const SA: bool, const SB: bool, const ST: bool, const SD: bool> = (
+    Option<&'a A<SA>>,
+    Option<&'a B<SB>>,
+    Option<&'a Tag<ST>>,
+    Option<&'a D<SD>>,
+);
 
 pub fn random_operations_match_hashmap_model<S: Storage>() {
     // The long run: 100,000 operations, the storage mix drawn from the seed.
@@ -98,11 +129,18 @@ fn run<S: Storage, const SA: bool, const SB: bool, const ST: bool, const SD: boo
     seed: u64,
     ops: usize,
 ) {
+    let mut world = World::new();
+    let gets = Gets {
+        all: world.query_state().unwrap(),
+        a_and_d: world.query_state().unwrap(),
+        with_tag: world.query_state().unwrap(),
+    };
     let mut h = Harness::<S, SA, SB, ST, SD> {
-        world: World::new(),
+        world,
         model: HashMap::new(),
         handles: Vec::new(),
         rng: Rng::new(seed),
+        gets,
     };
     for op in 0..ops {
         h.step(op == ops / 2);
@@ -289,12 +327,30 @@ impl<S: Storage, const SA: bool, const SB: bool, const ST: bool, const SD: bool>
     fn check_one(&mut self) {
         let Some(entity) = self.pick() else { return };
         let e = self.model.get(&entity).cloned();
-        assert_eq!(self.world.contains(entity), e.is_some());
+        let alive = e.is_some();
+        assert_eq!(self.world.contains(entity), alive);
         let e = e.unwrap_or_default();
         assert_eq!(self.world.get::<A<SA>>(entity).map(|a| a.0), e.a);
         assert_eq!(self.world.get::<B<SB>>(entity).map(|b| &b.0), e.b.as_ref());
         assert_eq!(self.world.has::<Tag<ST>>(entity), e.tag);
         assert_eq!(self.world.get::<D<SD>>(entity).map(|d| d.0), e.d);
+        self.check_gets(entity, alive.then_some(&e));
+    }
+
+    /// `QueryState::get` and `QueryView::get` for `entity`, which the model holds as `e`
+    /// (`None`: not alive).
+    fn check_gets(&mut self, entity: Entity, e: Option<&Expected>) {
+        let (world, gets) = (&self.world, &mut self.gets);
+        let got = owned_all(gets.all.get(world, entity));
+        assert_eq!(got.as_ref(), e);
+        assert_eq!(owned_all(gets.all.view(world).get(entity)), got, "view");
+        let a_and_d = |x: Option<(Entity, &A<SA>, &D<SD>)>| x.map(|(x, a, d)| (x, a.0, d.0));
+        let got = a_and_d(gets.a_and_d.get(world, entity));
+        assert_eq!(got, e.and_then(|e| Some((entity, e.a?, e.d?))));
+        assert_eq!(a_and_d(gets.a_and_d.view(world).get(entity)), got, "view");
+        let got = gets.with_tag.get(world, entity);
+        assert_eq!(got, e.filter(|e| e.tag).map(|_| entity));
+        assert_eq!(gets.with_tag.view(world).get(entity), got, "view");
     }
 
     fn mutate(&mut self) {

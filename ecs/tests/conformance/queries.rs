@@ -1,6 +1,6 @@
 //! Query behaviour shared by every backend.
 
-use ecs_core::{Component, EcsError, Entity, Storage, With, Without, World};
+use ecs_core::{Component, EcsError, Entity, Or, Storage, With, Without, World};
 
 use crate::components::{size, Tag, A, B, D};
 
@@ -196,4 +196,149 @@ pub fn spawn_batch_and_mutation<S: Storage>() {
         assert!(seen.insert(e));
     }
     assert_eq!(seen.len(), n);
+}
+
+/// `QueryView::get` answers every entity (live, stale, matching or not) exactly as the
+/// query's iteration and `QueryState::get` do, for several shapes of query and filter, and
+/// after the layout changed between views.
+pub fn views_agree_with_iteration<S: Storage>() {
+    let mut world = World::<S>::new();
+    let n = size(200, 24) as u32;
+    let mut all = Vec::new();
+    for i in 0..n {
+        let e = world.spawn((A(i),));
+        if i % 2 == 0 {
+            world.insert(e, B(i.to_string())).unwrap();
+        }
+        if i % 3 == 0 {
+            world.insert(e, Tag).unwrap();
+        }
+        if i % 5 == 0 {
+            world.insert(e, D([i as u8; 3])).unwrap();
+        }
+        all.push(e);
+    }
+    for &e in all.iter().step_by(7) {
+        world.despawn(e).unwrap();
+    }
+    all.push(world.spawn(()));
+    all.push(world.spawn((Tag,)));
+    check_view::<S, (Entity, &A, &B), ()>(&mut world, &all);
+    check_view::<S, (&A, Option<&B>, Option<&D>), ()>(&mut world, &all);
+    check_view::<S, Entity, (With<B>, Without<Tag>)>(&mut world, &all);
+    check_view::<S, (Entity, &Tag), ()>(&mut world, &all);
+    check_view::<S, Option<&D>, ()>(&mut world, &all);
+    check_view::<S, &A, Or<(With<Tag>, With<D>)>>(&mut world, &all);
+    // The layout changes (new tables) between two views of one state.
+    let mut state = world.query_state::<(Entity, &A, &B), ()>().unwrap();
+    let before = state.view(&world).get(all[2]).map(|(e, _, _)| e);
+    assert_eq!(before, Some(all[2]));
+    for &e in all.iter().skip(1).step_by(4) {
+        if world.contains(e) {
+            world.insert(e, D([9; 3])).unwrap();
+            world.insert(e, B("moved".into())).unwrap();
+        }
+    }
+    let view = state.view(&world);
+    for &e in &all {
+        assert_eq!(view.get(e), state_get(&world, e), "{e:?}");
+    }
+}
+
+/// `(&A, &B)` of `e` by plain `World::get`s, for the layout check above.
+fn state_get<S: Storage>(world: &World<S>, e: Entity) -> Option<(Entity, &A, &B)> {
+    Some((e, world.get::<A>(e)?, world.get::<B>(e)?))
+}
+
+fn check_view<S: Storage, Q, F>(world: &mut World<S>, entities: &[Entity])
+where
+    Q: ecs_core::query::ReadOnlyQueryData + 'static,
+    F: ecs_core::query::QueryFilter + 'static,
+    for<'w> Q::Item<'w>: PartialEq + std::fmt::Debug,
+{
+    let by_get = world.query_state::<Q, F>().unwrap();
+    let mut viewed = world.query_state::<Q, F>().unwrap();
+    let mut iterated = world.query_state::<(Entity, Q), F>().unwrap();
+    let world = &*world;
+    let expected: Vec<Entity> = iterated.iter(world).map(|(e, _)| e).collect();
+    let matched: Vec<Entity> = entities
+        .iter()
+        .copied()
+        .filter(|&e| by_get.get(world, e).is_some())
+        .collect();
+    assert_eq!(
+        sorted(matched),
+        sorted(expected.clone()),
+        "get vs iteration"
+    );
+    let view = viewed.view(world);
+    for &e in entities {
+        assert_eq!(view.get(e), by_get.get(world, e), "{e:?}");
+        assert_eq!(view.contains(e), expected.contains(&e), "{e:?}");
+    }
+}
+
+fn sorted(mut v: Vec<Entity>) -> Vec<Entity> {
+    v.sort_unstable();
+    v
+}
+
+/// `World::group` never changes what queries answer: the sparse backend makes the group
+/// (and reorders its sets as entities gain and lose the owned components), the others
+/// answer that they keep none; either way a join over the group's components, after random
+/// changes, equals the model's.
+pub fn groups_change_no_results<S: Storage>() {
+    let mut world = World::<S>::new();
+    let made = world.group::<(A, B)>();
+    assert_eq!(made.is_ok(), S::NAME == "sparse", "{made:?}");
+    let mut model: std::collections::HashMap<Entity, (Option<u32>, Option<String>)> =
+        std::collections::HashMap::new();
+    let mut rng = crate::rng::Rng::new(0x0600_u64);
+    let mut handles = Vec::new();
+    for op in 0..size(3_000, 120) as u32 {
+        let pick = (!handles.is_empty()).then(|| handles[rng.below(handles.len())]);
+        match (rng.below(6), pick) {
+            (0, _) | (_, None) => {
+                let e = world.spawn((A(op),));
+                model.insert(e, (Some(op), None));
+                handles.push(e);
+            }
+            (1, Some(e)) => {
+                let got = world.insert(e, B(op.to_string())).is_ok();
+                assert_eq!(got, model.contains_key(&e));
+                if let Some(m) = model.get_mut(&e) {
+                    m.1 = Some(op.to_string());
+                }
+            }
+            (2, Some(e)) => {
+                let got = world.remove::<B>(e).ok().map(|b| b.0);
+                assert_eq!(got, model.get_mut(&e).and_then(|m| m.1.take()));
+            }
+            (3, Some(e)) => {
+                let got = world.remove::<A>(e).ok().map(|a| a.0);
+                assert_eq!(got, model.get_mut(&e).and_then(|m| m.0.take()));
+            }
+            (4, Some(e)) => {
+                let got = world.insert(e, A(op)).is_ok();
+                assert_eq!(got, model.contains_key(&e));
+                if let Some(m) = model.get_mut(&e) {
+                    m.0 = Some(op);
+                }
+            }
+            (_, Some(e)) => {
+                assert_eq!(world.despawn(e).is_ok(), model.remove(&e).is_some());
+            }
+        }
+    }
+    let mut got: Vec<(Entity, u32, String)> = world
+        .query::<(Entity, &A, &B)>()
+        .map(|(e, a, b)| (e, a.0, b.0.clone()))
+        .collect();
+    let mut want: Vec<(Entity, u32, String)> = model
+        .iter()
+        .filter_map(|(e, (a, b))| Some((*e, (*a)?, b.clone()?)))
+        .collect();
+    got.sort();
+    want.sort();
+    assert_eq!(got, want);
 }

@@ -2,7 +2,7 @@
 
 use std::ptr::NonNull;
 
-use ecs_core::{ComponentDescriptor, EcsError, Entity, Storage, StorageKind, World};
+use ecs_core::{ComponentDescriptor, EcsError, Entity, Storage, StorageKind, With, Without, World};
 
 use crate::components::{Tag, A, B};
 
@@ -33,6 +33,25 @@ fn check_stale<S: Storage>(world: &mut World<S>, e: Entity) {
     );
     assert_eq!(world.get_bytes(e, raw), None);
     assert!(world.query::<ecs_core::Entity>().all(|x| x != e));
+    check_stale_gets(world, e);
+}
+
+/// `QueryState::get` of every shape rejects the handle: with a required component (the
+/// storage rejects it), with none (the allocator does), and through a filter.
+fn check_stale_gets<S: Storage>(world: &mut World<S>, e: Entity) {
+    let a = world.query_state::<&A, ()>().unwrap();
+    assert_eq!(a.get(world, e), None);
+    let entity = world.query_state::<Entity, ()>().unwrap();
+    assert_eq!(entity.get(world, e), None);
+    let optional = world.query_state::<(Option<&A>, Option<&B>), ()>().unwrap();
+    assert_eq!(optional.get(world, e), None);
+    let with = world.query_state::<Entity, With<A>>().unwrap();
+    assert_eq!(with.get(world, e), None);
+    let without = world.query_state::<Entity, Without<Tag>>().unwrap();
+    assert_eq!(without.get(world, e), None);
+    let mut writes = world.query_state::<(&mut A, Option<&B>), ()>().unwrap();
+    assert!(writes.get_mut(world, e).is_none());
+    assert!(writes.iter_mut(world).count() == world.query::<&A>().count());
 }
 
 pub fn stale_handles_rejected_everywhere<S: Storage>() {
@@ -56,6 +75,11 @@ pub fn reused_index_does_not_alias<S: Storage>() {
     assert_ne!(new, old);
     assert_eq!(world.get::<A>(old), None);
     assert_eq!(world.get::<A>(new), Some(&A(2)));
+    let get = world
+        .query_state::<(Entity, &A, Option<&Tag>), ()>()
+        .unwrap();
+    assert_eq!(get.get(&world, old), None);
+    assert_eq!(get.get(&world, new), Some((new, &A(2), None)));
     assert!(!world.has::<Tag>(new));
     assert_eq!(world.insert(old, Tag), Err(EcsError::NoSuchEntity(old)));
     assert!(!world.has::<Tag>(new));
