@@ -136,10 +136,14 @@ impl SplitWriter<'_> {
 impl BundleVisitor for SplitWriter<'_> {
     #[inline(always)]
     fn visit<T: Component>(&mut self, index: usize, value: T) {
-        let column = self.field_columns[index];
-        if column == NOT_IN_TABLE {
+        // A bundle field's kind is its type's (typed components register `T::STORAGE`), so
+        // the branch folds away at compile time.
+        if T::STORAGE == StorageKind::Sparse {
+            debug_assert_eq!(self.field_columns[index], NOT_IN_TABLE);
             return self.send_to_sparse(index, value);
         }
+        let column = self.field_columns[index];
+        debug_assert_ne!(column, NOT_IN_TABLE);
         // SAFETY: the bundle cache maps field `index` to the column of its component, whose
         // type is `T` (the `Bundle` contract); each field is visited once.
         unsafe { self.columns[column as usize].push(value) }

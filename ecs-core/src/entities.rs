@@ -147,7 +147,9 @@ impl Entities {
         self.sparse.reserve(fresh);
     }
 
-    /// Hands out a live entity: a recycled slot if one is free, else a fresh index.
+    /// Hands out a live entity: a recycled slot if one is free, else a fresh index. The
+    /// entity becomes the last of [`Entities::alive`] (so a run of `alloc`s is the tail of
+    /// the live range, in order: what `World::spawn_batch` returns).
     ///
     /// # Panics
     /// When all 2^32 indices are in use or retired (the handle space is exhausted).
@@ -279,6 +281,26 @@ impl std::fmt::Debug for Entities {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn allocations_are_the_tail_of_the_live_range_in_order() {
+        let mut entities = Entities::default();
+        let first: Vec<Entity> = (0..10).map(|_| entities.alloc()).collect();
+        // Free some (recycled later), and run one slot to retirement (MAX_GENERATION is 3
+        // in tests), so recycled, fresh and post-retirement slots all appear in a run.
+        for &e in first.iter().step_by(3) {
+            assert!(entities.free(e));
+        }
+        let mut last = entities.alloc();
+        while last.generation() < MAX_GENERATION {
+            assert!(entities.free(last));
+            last = entities.alloc();
+        }
+        assert!(entities.free(last));
+        let start = entities.len();
+        let run: Vec<Entity> = (0..8).map(|_| entities.alloc()).collect();
+        assert_eq!(&entities.alive()[start..], &run[..]);
+    }
 
     fn check_invariants(e: &Entities) {
         assert_eq!(e.dense.len(), e.sparse.len());

@@ -82,7 +82,9 @@ fn world_with<S: Storage>(n: usize) -> (World<S>, Vec<Entity>) {
     let mut world = World::<S>::new();
     world.insert_resource(Seen::default());
     world.insert_resource(ToMove::default());
-    let entities = world.spawn_batch((0..n).map(|i| (Pos(i as f32), Anim(0))));
+    let entities = world
+        .spawn_batch((0..n).map(|i| (Pos(i as f32), Anim(0))))
+        .to_vec();
     (world, entities)
 }
 
@@ -293,7 +295,9 @@ fn cost_follows_change<S: Storage>() {
     let statics = if cfg!(miri) { 50 } else { 5_000 };
     let mut world = World::<S>::new();
     world.spawn_batch((0..statics).map(|i| (Pos(i as f32), Anim(0))));
-    let moving = world.spawn_batch((0..10).map(|i| (Pos(i as f32), Anim(0), Vel(1.0))));
+    let moving = world
+        .spawn_batch((0..10).map(|i| (Pos(i as f32), Anim(0), Vel(1.0))))
+        .to_vec();
     let mut render = world
         .query_state::<(&Pos, &Anim), Or<(Changed<Pos>, Changed<Anim>)>>()
         .unwrap();
@@ -326,7 +330,7 @@ fn insert_replacing_is_changed_not_added<S: Storage>() {
     assert_eq!(world.insert(e, Pos(1.0)).unwrap(), Some(Pos(0.0)));
     assert_eq!(added.iter(&world).count(), 0);
     assert_eq!(changed.iter(&world).collect::<Vec<_>>(), vec![e]);
-    let spawned = world.spawn_batch([(Pos(1.0),), (Pos(2.0),)]);
+    let spawned = world.spawn_batch([(Pos(1.0),), (Pos(2.0),)]).to_vec();
     assert_eq!(sorted(added.iter(&world).collect()), sorted(spawned));
 }
 

@@ -189,7 +189,9 @@ fn query_state_sees_tables_created_after_it() {
 fn spawn_batch_fills_a_table_in_one_reservation() {
     let mut world = ArchWorld::new();
     let n = scale(1000, 20);
-    let entities = world.spawn_batch((0..n as u32).map(|i| (A(i), B(i as u64))));
+    let entities = world
+        .spawn_batch((0..n as u32).map(|i| (A(i), B(i as u64))))
+        .to_vec();
     let archetypes = world.storage().archetypes();
     let table = archetypes.table(archetypes.locate(entities[0]).unwrap().table);
     assert_eq!(table.len(), n);
@@ -356,7 +358,7 @@ fn panicking_drop_when_the_world_drops_still_drops_everything() {
 fn zero_sized_components_allocate_no_column_memory() {
     let mut world = ArchWorld::new();
     let n = scale(2000, 40);
-    let entities = world.spawn_batch((0..n).map(|_| (Marker,)));
+    let entities = world.spawn_batch((0..n).map(|_| (Marker,))).to_vec();
     for &e in entities.iter().step_by(2) {
         world.insert(e, Marker2).unwrap();
     }

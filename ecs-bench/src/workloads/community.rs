@@ -407,7 +407,7 @@ impl Workload for AddRemove {
 
     fn prepare<S: Storage>(&self, n: usize) -> Box<dyn Prepared> {
         let mut world = World::<S>::new();
-        let entities = world.spawn_batch((0..n).map(|i| (A(i as f32),)));
+        let entities = world.spawn_batch((0..n).map(|i| (A(i as f32),))).to_vec();
         prepared(
             AddRemoveState {
                 world,

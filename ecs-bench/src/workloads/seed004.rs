@@ -174,7 +174,9 @@ impl Workload for Removal {
 
     fn prepare<St: Storage>(&self, n: usize) -> Box<dyn Prepared> {
         let mut world = World::<St>::new();
-        let entities: Vec<Entity> = world.spawn_batch((0..n).map(|i| (Data(i as f32),)));
+        let entities: Vec<Entity> = world
+            .spawn_batch((0..n).map(|i| (Data(i as f32),)))
+            .to_vec();
         let order = self.order.indices(n);
         prepared(
             RemovalState {

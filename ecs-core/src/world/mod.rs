@@ -201,34 +201,38 @@ impl<S: Storage> World<S> {
         }
     }
 
-    /// Spawns one entity per bundle, resolving the bundle type and reserving room once.
+    /// Spawns one entity per bundle, resolving the bundle type and reserving room once, and
+    /// returns the new entities in bundle order.
+    ///
+    /// The returned slice borrows the world (it is the allocator's record of the batch, so
+    /// returning it costs nothing); copy it with `.to_vec()` to keep the handles while
+    /// changing the world. hecs and bevy_ecs likewise hand the batch back as a borrow.
     ///
     /// ```
     /// # use ecs_core::{World, Component, testing::VecStorage};
     /// struct Id(u32);
     /// impl Component for Id {}
     /// let mut world = World::<VecStorage>::new();
-    /// let entities = world.spawn_batch((0..100).map(|i| (Id(i),)));
+    /// let entities = world.spawn_batch((0..100).map(|i| (Id(i),))).to_vec();
     /// assert_eq!(entities.len(), 100);
     /// assert_eq!(world.get::<Id>(entities[7]).map(|id| id.0), Some(7));
     /// ```
-    pub fn spawn_batch<B: Bundle, I: IntoIterator<Item = B>>(&mut self, bundles: I) -> Vec<Entity> {
+    pub fn spawn_batch<B: Bundle, I: IntoIterator<Item = B>>(&mut self, bundles: I) -> &[Entity] {
         self.flush();
         let iter = bundles.into_iter();
         let info = self.bundles.info::<B>(&mut self.components);
         let additional = iter.size_hint().0;
         self.entities.reserve(additional);
         self.storage.reserve(info, &self.components, additional);
-        let mut spawned = Vec::with_capacity(additional);
+        // `alloc` hands out the slot at the end of the live range, so the batch's entities
+        // end up as the live range's tail, in order (the `Entities` invariant).
+        let start = self.entities.len();
         let entities = &mut self.entities;
-        let batch = iter.map(|bundle| {
-            let entity = entities.alloc();
-            spawned.push(entity);
-            (entity, bundle)
-        });
+        let batch = iter.map(|bundle| (entities.alloc(), bundle));
         self.storage.spawn_batch(batch, info, &self.components);
+        let spawned = &self.entities.alive()[start..];
         if B::TRACKS_CHANGES {
-            for &entity in &spawned {
+            for &entity in spawned {
                 Self::record_added(&mut self.changes, &self.components, info, entity);
             }
         }

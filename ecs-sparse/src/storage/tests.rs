@@ -233,7 +233,9 @@ fn runtime_components_by_id() {
 #[test]
 fn spawn_batch_reserves_once() {
     let mut world = World::<SparseStorage>::new();
-    let entities = world.spawn_batch((0..N).map(|i| (Pos(i as f32, 0.0), Tag)));
+    let entities = world
+        .spawn_batch((0..N).map(|i| (Pos(i as f32, 0.0), Tag)))
+        .to_vec();
     let dense_bytes = |set: &SparseSet| set.memory_usage() - set.sparse().memory_usage();
     let pos = world.component_id::<Pos>().unwrap();
     let tag = world.component_id::<Tag>().unwrap();
@@ -258,7 +260,9 @@ fn spawn_batch_reserves_once() {
 fn churn_reuses_memory() {
     let mut world = World::<SparseStorage>::new();
     let round = |world: &mut World<SparseStorage>| {
-        let entities = world.spawn_batch((0..N).map(|i| (Pos(i as f32, 0.0),)));
+        let entities = world
+            .spawn_batch((0..N).map(|i| (Pos(i as f32, 0.0),)))
+            .to_vec();
         for &e in &entities {
             world.insert(e, Name(String::new())).unwrap();
             world.insert(e, Tag).unwrap();

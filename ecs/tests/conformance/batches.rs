@@ -10,15 +10,19 @@ use super::components::{size, Ledger, Tracked, A, B};
 pub fn spawn_batch_with_any_size_hint<S: Storage>() {
     let mut world = World::<S>::new();
     // `filter` reports a lower bound of 0: room is found row by row.
-    let odd = world.spawn_batch(
-        (0..300u32)
-            .filter(|i| i % 2 == 1)
-            .map(|i| (A(i), B(i.to_string()))),
-    );
+    let odd = world
+        .spawn_batch(
+            (0..300u32)
+                .filter(|i| i % 2 == 1)
+                .map(|i| (A(i), B(i.to_string()))),
+        )
+        .to_vec();
     assert_eq!(odd.len(), 150);
     let single = world.spawn((A(7), B("single".into())));
     // An exact hint, into the same table after a single spawn.
-    let more = world.spawn_batch((0..100u32).map(|i| (A(1000 + i), B(format!("m{i}")))));
+    let more = world
+        .spawn_batch((0..100u32).map(|i| (A(1000 + i), B(format!("m{i}")))))
+        .to_vec();
     // An empty batch spawns nothing.
     assert!(world.spawn_batch(std::iter::empty::<(A, B)>()).is_empty());
     for (k, &e) in odd.iter().enumerate() {
@@ -44,7 +48,7 @@ pub fn panicking_batch_iterator_keeps_what_it_spawned<S: Storage>() {
         world.spawn_batch((0..10u32).map(|i| {
             assert!(i != 6, "iterator failed (intentional)");
             (A(i), ledger.make())
-        }))
+        }));
     }));
     assert!(result.is_err());
     assert_eq!(world.len(), 6, "the six yielded bundles were spawned");

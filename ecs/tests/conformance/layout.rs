@@ -27,7 +27,7 @@ pub fn zero_sized_only_entities<S: Storage>() {
     let n = size(100_000, 300);
     let mut world = World::<S>::new();
     let baseline = world.memory_usage();
-    let entities = world.spawn_batch((0..n).map(|_| (Zst, Zst2)));
+    let entities = world.spawn_batch((0..n).map(|_| (Zst, Zst2))).to_vec();
     assert_eq!(world.query::<(&Zst, &Zst2)>().count(), n);
     // Only bookkeeping grows (ids, rows): no value bytes. 64 bytes per entity is a generous
     // bound for indices alone; a ZST column that allocated per value would still fit, so

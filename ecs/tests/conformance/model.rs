@@ -225,9 +225,12 @@ impl<S: Storage, const SA: bool, const SB: bool, const ST: bool, const SD: bool>
     fn spawn_batch(&mut self) {
         let n = self.rng.below(8) + 1;
         let base = self.rng.next_u64() as u32;
-        let spawned = self.world.spawn_batch(
-            (0..n as u32).map(|i| (A::<SA>(base.wrapping_add(i)), D::<SD>([i as u8; 3]))),
-        );
+        let spawned = self
+            .world
+            .spawn_batch(
+                (0..n as u32).map(|i| (A::<SA>(base.wrapping_add(i)), D::<SD>([i as u8; 3]))),
+            )
+            .to_vec();
         assert_eq!(spawned.len(), n);
         for (i, entity) in spawned.into_iter().enumerate() {
             let e = Expected {

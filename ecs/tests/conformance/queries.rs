@@ -177,7 +177,9 @@ pub fn large_bundles<S: Storage>() {
 pub fn spawn_batch_and_mutation<S: Storage>() {
     let mut world = World::<S>::new();
     let n = size(10_000, 100);
-    let es = world.spawn_batch((0..n as u32).map(|i| (A(i), D([1, 2, 3]))));
+    let es = world
+        .spawn_batch((0..n as u32).map(|i| (A(i), D([1, 2, 3]))))
+        .to_vec();
     assert_eq!(es.len(), n);
     world
         .query::<(&mut A, &D)>()
