@@ -213,7 +213,12 @@ pub const TARGETS: &[Target] = &[
         limit: 1.0,
         why: None,
     },
-    Target::time("heavy_compute", ALL, Reference::Baseline, 1.05),
+    Target::time("heavy_compute", ALL, Reference::Baseline, 1.05).because(
+        "the work is 100 4x4 inversions per entity on rayon, the same for every runner; \
+         the query adds a per-run setup and the first batches' size probe (par_for_each's \
+         Measured batching), 1-5 % of a 2 ms run, and runs move by a few per cent on this \
+         shared 2-core machine, so the ratio sits at the bound (hecs 1.0-1.07x too).",
+    ),
     Target::time("schedule", ALL, Reference::BestOf(SCHEDULER_PEERS), 0.8).because(
         "a sparse join reads, per row, the entity id that matches the second component (8 B \
          beside a 4 B value), and the 40,000-row (A, B) join's values and ids outgrow the L2 \
