@@ -33,17 +33,8 @@ pub fn aliasing_queries_rejected<S: Storage>() {
 }
 
 pub fn filters_and_options<S: Storage>() {
-    let mut world = World::<S>::new();
     let n = size(300, 30) as u32;
-    for i in 0..n {
-        let e = world.spawn((A(i),));
-        if i % 2 == 0 {
-            world.insert(e, B(i.to_string())).unwrap();
-        }
-        if i % 3 == 0 {
-            world.insert(e, Tag).unwrap();
-        }
-    }
+    let (mut world, _) = mixed_world::<S>(n);
     let count = |f: &dyn Fn(u32) -> bool| (0..n).filter(|i| f(*i)).count();
     assert_eq!(
         world.query_filtered::<&A, With<B>>().count(),
@@ -204,21 +195,9 @@ pub fn spawn_batch_and_mutation<S: Storage>() {
 /// query's iteration and `QueryState::get` do, for several shapes of query and filter, and
 /// after the layout changed between views.
 pub fn views_agree_with_iteration<S: Storage>() {
-    let mut world = World::<S>::new();
-    let n = size(200, 24) as u32;
-    let mut all = Vec::new();
-    for i in 0..n {
-        let e = world.spawn((A(i),));
-        if i % 2 == 0 {
-            world.insert(e, B(i.to_string())).unwrap();
-        }
-        if i % 3 == 0 {
-            world.insert(e, Tag).unwrap();
-        }
-        if i % 5 == 0 {
-            world.insert(e, D([i as u8; 3])).unwrap();
-        }
-        all.push(e);
+    let (mut world, mut all) = mixed_world::<S>(size(200, 24) as u32);
+    for (i, &e) in all.iter().enumerate().step_by(5) {
+        world.insert(e, D([i as u8; 3])).unwrap();
     }
     for &e in all.iter().step_by(7) {
         world.despawn(e).unwrap();
@@ -343,4 +322,23 @@ pub fn groups_change_no_results<S: Storage>() {
     got.sort();
     want.sort();
     assert_eq!(got, want);
+}
+
+/// `n` entities `A(i)`, every second also with `B(i)`, every third also tagged: a world whose
+/// entities spread over four component combinations, grown one insert at a time.
+fn mixed_world<S: Storage>(n: u32) -> (World<S>, Vec<Entity>) {
+    let mut world = World::<S>::new();
+    let entities = (0..n)
+        .map(|i| {
+            let e = world.spawn((A(i),));
+            if i % 2 == 0 {
+                world.insert(e, B(i.to_string())).unwrap();
+            }
+            if i % 3 == 0 {
+                world.insert(e, Tag).unwrap();
+            }
+            e
+        })
+        .collect();
+    (world, entities)
 }
