@@ -18,6 +18,9 @@
 //! components up per row. When it touches only sparse components, it is answered exactly as
 //! the sparse backend answers it: driven by the smallest required set.
 //!
+//! Sparse components can form owning groups (`World::group`), kept by the sparse half: a
+//! query over only sparse components then walks the group's packed rows.
+//!
 //! The storage learns each component's kind the first time a value of it is stored. A
 //! component never stored is held by no entity, so a query over it needs no kind to be
 //! answered correctly; the query cache notes which kinds it assumed and rebuilds itself once
@@ -33,6 +36,7 @@ use ecs_core::storage::{
     ColumnAccess, EntityPlace, QueryChunk, QueryDescriptor, SlotRole, Storage,
 };
 use ecs_core::unwind::for_each_completing;
+use ecs_core::EcsError;
 use ecs_sparse::{SparseChunk, SparseChunks, SparseSet, SparseStorage};
 
 use crate::archetypes::Archetypes;
@@ -365,6 +369,29 @@ unsafe impl Storage for HybridStorage {
                     })
                 });
         }
+    }
+
+    /// Groups of sparse components, kept by the sparse half (a query over only sparse
+    /// components is answered there, so it walks the group's packed rows). Table
+    /// components are already stored together by their tables.
+    fn group(&mut self, owned: &[ComponentId], components: &Components) -> Result<(), EcsError> {
+        if let Some(&c) = owned
+            .iter()
+            .find(|&&c| components.info(c).storage() != StorageKind::Sparse)
+        {
+            return Err(EcsError::Group {
+                reason: format!(
+                    "{} is a table component; the hybrid backend groups sparse components \
+                     only (tables already keep an archetype's components together)",
+                    components.info(c).name()
+                ),
+            });
+        }
+        self.sparse.group(owned, components)?;
+        for &c in owned {
+            self.learn(c, components);
+        }
+        Ok(())
     }
 
     fn reserve(&mut self, info: &BundleInfo, components: &Components, additional: usize) {

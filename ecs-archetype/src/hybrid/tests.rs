@@ -258,3 +258,50 @@ fn place_reads_table_and_sparse_components() {
     assert_eq!(get.get(&world, table_only), None);
     assert_eq!(get.get(&world, gone), None);
 }
+
+#[test]
+fn sparse_components_can_be_grouped_table_ones_cannot() {
+    #[derive(Debug, PartialEq, Clone, Copy)]
+    struct Slow(u32);
+    impl Component for Slow {
+        const STORAGE: StorageKind = StorageKind::Sparse;
+    }
+    let mut world = HybridWorld::new();
+    let err = world.group::<(Pos, OnFire)>().unwrap_err();
+    assert!(err.to_string().contains("table component"), "{err}");
+    let n = scale(500, 40) as u32;
+    let entities: Vec<Entity> = (0..n)
+        .map(|i| match i % 3 {
+            0 => world.spawn((Pos(i as f32), OnFire(i), Slow(i))),
+            1 => world.spawn((OnFire(i),)),
+            _ => world.spawn((Slow(i), Vel(1.0))),
+        })
+        .collect();
+    world.group::<(OnFire, Slow)>().unwrap();
+    let group_len = |w: &HybridWorld| w.storage().sparse().groups()[0].len();
+    assert_eq!(group_len(&world), n.div_ceil(3) as usize);
+    // Gaining and losing grouped components keeps the packed range and the answers right.
+    for &e in entities.iter().skip(1).step_by(3) {
+        world.insert(e, Slow(7)).unwrap();
+    }
+    for &e in entities.iter().step_by(6) {
+        world.remove::<OnFire>(e).unwrap();
+    }
+    for &e in entities.iter().skip(1).step_by(9) {
+        world.despawn(e).unwrap();
+    }
+    let expected = entities
+        .iter()
+        .filter(|&&e| world.has::<OnFire>(e) && world.has::<Slow>(e))
+        .count();
+    assert_eq!(group_len(&world), expected);
+    assert_eq!(world.query::<(&OnFire, &Slow)>().count(), expected);
+    assert_eq!(world.query::<(&Pos, &OnFire, &Slow)>().count(), {
+        let with_pos = |e: &&Entity| world.has::<Pos>(**e);
+        entities
+            .iter()
+            .filter(with_pos)
+            .filter(|&&e| world.has::<OnFire>(e) && world.has::<Slow>(e))
+            .count()
+    });
+}

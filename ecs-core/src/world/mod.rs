@@ -453,8 +453,9 @@ impl<S: Storage> World<S> {
     /// joining by look-up. The price is paid on structural change: adding or removing an
     /// owned component swaps the entity into or out of the packed range.
     ///
-    /// Only the sparse backend has groups; the table backends keep an archetype's
-    /// components together already.
+    /// The sparse backend groups any components; the hybrid backend groups sparse
+    /// components (its sparse half keeps the group); the archetype backend has none, as its
+    /// tables keep an archetype's components together already.
     ///
     /// # Errors
     /// [`EcsError::Group`] when the backend has no groups, `B` has fewer than two distinct

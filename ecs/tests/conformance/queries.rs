@@ -266,7 +266,8 @@ fn sorted(mut v: Vec<Entity>) -> Vec<Entity> {
 
 /// `World::group` never changes what queries answer: the sparse backend makes the group
 /// (and reorders its sets as entities gain and lose the owned components), the others
-/// answer that they keep none; either way a join over the group's components, after random
+/// answer that they keep none (the hybrid one groups only sparse components; `A` and `B`
+/// are table components); either way a join over the group's components, after random
 /// changes, equals the model's.
 pub fn groups_change_no_results<S: Storage>() {
     let mut world = World::<S>::new();
