@@ -270,7 +270,22 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
         self.check_world(view.id());
         view.storage()
             .update_query_cache(&mut self.cache, &self.descriptor);
-        QueryView::new(self, view)
+        // SAFETY: the query only reads, and `&World` only hands out shared borrows.
+        unsafe { QueryView::new(self, view) }
+    }
+
+    /// [`QueryState::view`] for a query that may write: items are handed to a closure by
+    /// [`QueryView::with`], one at a time.
+    ///
+    /// # Panics
+    /// If `world` is not the world this state was created for.
+    pub fn view_mut<'w>(&'w mut self, world: &'w mut World<S>) -> QueryView<'w, Q, F, S> {
+        let view = world.view();
+        self.check_world(view.id());
+        view.storage()
+            .update_query_cache(&mut self.cache, &self.descriptor);
+        // SAFETY: `&mut World` excludes every other access for `'w`.
+        unsafe { QueryView::new(self, view) }
     }
 
     fn check_world(&self, id: WorldId) {

@@ -16,8 +16,9 @@ use crate::entity::Entity;
 use crate::storage::Storage;
 use crate::world::WorldView;
 
-/// Random access to a read-only query's items for one shared borrow of the world; made by
-/// [`QueryState::view`].
+/// Random access to a query's items for one borrow of the world: made by
+/// [`QueryState::view`] (read-only queries, shared world: [`QueryView::get`]) or
+/// [`QueryState::view_mut`] (any query, exclusive world: [`QueryView::with`]).
 ///
 /// # Invariant
 /// `fetches[k]` is `Some` exactly for the keys of the chunks `query_chunks` yields for the
@@ -31,9 +32,14 @@ pub struct QueryView<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> {
     keyed: bool,
 }
 
-impl<'w, Q: ReadOnlyQueryData, F: QueryFilter, S: Storage + 'w> QueryView<'w, Q, F, S> {
+impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> QueryView<'w, Q, F, S> {
     /// Resolves every matching chunk of `world` (whose query cache is up to date).
-    pub(super) fn new(state: &'w QueryState<Q, F, S>, world: WorldView<'w, S>) -> Self {
+    ///
+    /// # Safety
+    /// For `'w`, nothing else accesses the components `Q` writes, and nothing writes the
+    /// components it reads (a read-only query on a shared world, or any query on an
+    /// exclusively borrowed one).
+    pub(super) unsafe fn new(state: &'w QueryState<Q, F, S>, world: WorldView<'w, S>) -> Self {
         let ctx = FetchContext::new(world, &state.changes);
         let mut fetches: Vec<Option<Q::Fetch<'w, S>>> = Vec::new();
         let mut keyed = true;
@@ -60,12 +66,57 @@ impl<'w, Q: ReadOnlyQueryData, F: QueryFilter, S: Storage + 'w> QueryView<'w, Q,
         }
     }
 
-    /// The item of `entity` if it matches the query; `None` for a stale handle or an entity
-    /// lacking a required component (or failing the filter).
+    /// Calls `f` with the item of `entity` if it matches the query, and returns what `f`
+    /// returns; `None` for a stale handle or an entity lacking a required component (or
+    /// failing the filter). The way to write through a view: the item lives only inside
+    /// `f`, so two items of one entity never coexist.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// struct Hp(u32);
+    /// impl Component for Hp {}
+    /// let mut world = World::<VecStorage>::new();
+    /// let e = world.spawn((Hp(3),));
+    /// let mut state = world.query_state::<&mut Hp, ()>().unwrap();
+    /// let mut view = state.view_mut(&mut world);
+    /// assert_eq!(view.with(e, |hp| { hp.0 -= 1; hp.0 }), Some(2));
+    /// ```
+    ///
+    /// The item cannot leave the closure (two `&mut` to one value would follow):
+    ///
+    /// ```compile_fail
+    /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// # struct Hp(u32);
+    /// # impl Component for Hp {}
+    /// # let mut world = World::<VecStorage>::new();
+    /// # let e = world.spawn((Hp(3),));
+    /// # let mut state = world.query_state::<&mut Hp, ()>().unwrap();
+    /// let mut view = state.view_mut(&mut world);
+    /// let escaped = view.with(e, |hp| hp);
+    /// ```
     #[inline]
-    pub fn get(&self, entity: Entity) -> Option<Q::Item<'w>> {
+    pub fn with<R>(
+        &mut self,
+        entity: Entity,
+        f: impl for<'a> FnOnce(Q::Item<'a>) -> R,
+    ) -> Option<R> {
+        // SAFETY: `&mut self` for the call, and the item cannot leave `f` (its lifetime is
+        // `f`'s own), so no other item of this view exists meanwhile; the view's borrow of
+        // the world allows `Q`'s access (`new`'s contract).
+        unsafe { self.item(entity) }.map(f)
+    }
+
+    /// The item of `entity`, through its table's resolved fetch where the backend keys
+    /// chunks, else through the state's look-up.
+    ///
+    /// # Safety
+    /// No other item of this view for `entity` that writes exists while the returned one
+    /// lives (any number of items of a read-only query may).
+    #[inline]
+    unsafe fn item(&self, entity: Entity) -> Option<Q::Item<'w>> {
         if !self.keyed {
-            // SAFETY: the query only reads, and the world is borrowed shared for `'w`.
+            // SAFETY: the world's borrow allows `Q`'s access (`new`), and the caller keeps
+            // items of one entity from aliasing.
             return unsafe { self.state.get_in(self.world, entity) };
         }
         // `None`: the storage does not hold the entity, or (with no chunk at all, so nothing
@@ -78,15 +129,9 @@ impl<'w, Q: ReadOnlyQueryData, F: QueryFilter, S: Storage + 'w> QueryView<'w, Q,
             return None;
         }
         // SAFETY: `row` is `entity`'s row of the chunk `fetch` was made from (the `Storage`
-        // contract on `entity_row` and `chunk_key`, and the type invariant); the query only
-        // reads, so fetching a row again aliases shared borrows only.
+        // contract on `entity_row` and `chunk_key`, and the type invariant); the caller
+        // keeps items of one row from aliasing a write.
         unsafe { Q::fetch_row::<S>(&mut fetch, row, entity) }
-    }
-
-    /// Whether `entity` matches the query.
-    #[inline]
-    pub fn contains(&self, entity: Entity) -> bool {
-        self.get(entity).is_some()
     }
 
     /// The filter, by look-up (as `QueryState::get` asks it); free for `()`.
@@ -94,5 +139,21 @@ impl<'w, Q: ReadOnlyQueryData, F: QueryFilter, S: Storage + 'w> QueryView<'w, Q,
     fn filter_passes(&self, entity: Entity) -> bool {
         let probe = self.state.changes.probe(self.world.changes());
         F::matches_entity(&self.state.filter, self.world.storage(), &probe, entity)
+    }
+}
+
+impl<'w, Q: ReadOnlyQueryData, F: QueryFilter, S: Storage + 'w> QueryView<'w, Q, F, S> {
+    /// The item of `entity` if it matches the query; `None` for a stale handle or an entity
+    /// lacking a required component (or failing the filter).
+    #[inline]
+    pub fn get(&self, entity: Entity) -> Option<Q::Item<'w>> {
+        // SAFETY: the query only reads, so items of one entity may coexist.
+        unsafe { self.item(entity) }
+    }
+
+    /// Whether `entity` matches the query.
+    #[inline]
+    pub fn contains(&self, entity: Entity) -> bool {
+        self.get(entity).is_some()
     }
 }

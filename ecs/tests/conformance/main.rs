@@ -36,6 +36,7 @@ backends! {
     queries::spawn_batch_and_mutation => spawn_batch_and_mutation,
     queries::views_agree_with_iteration => views_agree_with_iteration,
     queries::groups_change_no_results => groups_change_no_results,
+    queries::mutable_views_write_like_get_mut => mutable_views_write_like_get_mut,
     batches::spawn_batch_with_any_size_hint => spawn_batch_any_size_hint,
     batches::panicking_batch_iterator_keeps_what_it_spawned => panicking_batch_iterator,
     batches::every_copy_width_survives_moves => copy_widths,

@@ -343,3 +343,56 @@ fn mixed_world<S: Storage>(n: u32) -> (World<S>, Vec<Entity>) {
         .collect();
     (world, entities)
 }
+
+/// `QueryView::with` writes what `QueryState::get_mut` would, answers `None` where it would,
+/// and records changes of tracked components through `Mut<T>`.
+pub fn mutable_views_write_like_get_mut<S: Storage>() {
+    let (mut world, all) = mixed_world::<S>(size(120, 18) as u32);
+    world.despawn(all[4]).unwrap();
+    let mut state = world
+        .query_state::<(&mut A, Option<&B>), With<Tag>>()
+        .unwrap();
+    let mut view = state.view_mut(&mut world);
+    let mut written = Vec::new();
+    for &e in &all {
+        let got = view.with(e, |(a, b)| {
+            a.0 += 1_000;
+            (a.0, b.map(|b| b.0.clone()))
+        });
+        if got.is_some() {
+            written.push(e);
+        }
+    }
+    let expected: Vec<Entity> = all
+        .iter()
+        .copied()
+        .filter(|&e| world.has::<Tag>(e) && world.contains(e))
+        .collect();
+    assert_eq!(written, expected);
+    for (i, &e) in all.iter().enumerate() {
+        let want = (i as u32) + if written.contains(&e) { 1_000 } else { 0 };
+        assert_eq!(
+            world.get::<A>(e).map(|a| a.0),
+            world.contains(e).then_some(want)
+        );
+    }
+    // Tracked writes through a mutable view are seen by `Changed<T>`.
+    let tracked = world.spawn((Hp(5),));
+    let _untouched = world.spawn((Hp(9),));
+    let mut changed = world
+        .query_state::<Entity, ecs_core::Changed<Hp>>()
+        .unwrap();
+    assert_eq!(changed.iter(&world).count(), 2, "spawned this run");
+    let mut hp = world.query_state::<ecs_core::Mut<Hp>, ()>().unwrap();
+    hp.view_mut(&mut world)
+        .with(tracked, |mut hp| hp.0 -= 1)
+        .unwrap();
+    assert_eq!(changed.iter(&world).collect::<Vec<_>>(), vec![tracked]);
+    assert_eq!(world.get::<Hp>(tracked).map(|h| h.0), Some(4));
+}
+
+#[derive(Debug, PartialEq)]
+struct Hp(u32);
+impl Component for Hp {
+    const TRACK_CHANGES: bool = true;
+}
