@@ -140,8 +140,11 @@ impl SplitWriter<'_> {
 impl BundleVisitor for SplitWriter<'_> {
     #[inline(always)]
     fn visit<T: Component>(&mut self, index: usize, value: T) {
-        // A bundle field's kind is its type's (typed components register `T::STORAGE`), so
-        // the branch folds away at compile time.
+        // A bundle field's kind is its type's: typed components are registered with
+        // `T::STORAGE` (`ComponentInfo` of a Rust type), and the bundle cache sent exactly the
+        // table-kind fields to columns. So the branch folds away at compile time; a mismatch
+        // could only index `columns` with `NOT_IN_TABLE`, which the bounds check turns into a
+        // panic, never an out-of-bounds write.
         if T::STORAGE == StorageKind::Sparse {
             debug_assert_eq!(self.field_columns[index], NOT_IN_TABLE);
             return self.send_to_sparse(index, value);

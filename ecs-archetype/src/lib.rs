@@ -39,8 +39,8 @@
 //! the hole (so another entity's [`record`] changes too). Finding the destination is
 //! made cheap by the [archetype graph](graph), which caches "table + component → table"
 //! edges, but the copy itself is proportional to the entity's size. Components toggled every
-//! frame are better kept in sparse sets; a later hybrid backend will let each component type
-//! choose.
+//! frame are better kept in sparse sets; the hybrid backend ([`HybridStorage`]) lets each
+//! component type choose.
 //!
 //! ## Layers
 //! * [`table`]: type-erased columns ([`BlobVec`](ecs_core::blob::BlobVec)) plus an entity

@@ -38,8 +38,9 @@ pub enum EcsError {
         /// The component accessed twice.
         component: String,
     },
-    /// An owning group could not be made: the backend has none, or the components are
-    /// fewer than two or already owned by another group.
+    /// An owning group could not be made: the backend has none, the components are fewer
+    /// than two or already owned by another group, or the backend cannot group one of them
+    /// (a table component in the hybrid backend).
     Group {
         /// Why.
         reason: String,

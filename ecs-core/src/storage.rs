@@ -2,7 +2,7 @@
 //!
 //! The world owns the entity allocator and the component registry; a [`Storage`] owns the
 //! component values and answers "where is component C of entity E" and "which runs of rows
-//! match this query". Everything above it — the typed API, queries, filters, (later) change
+//! match this query". Everything above it — the typed API, queries, filters, change
 //! detection and systems — is written once against this trait and monomorphised per backend;
 //! nothing in an iteration loop goes through dynamic dispatch.
 //!
@@ -12,7 +12,8 @@
 //! rows sharing one entity slice, and for each slot a [`ColumnAccess`]:
 //!
 //! * `Dense(base)`: every row of the chunk has the component, row `i` at `base + i * size`
-//!   (an archetype column, or the dense array of the sparse set driving the iteration);
+//!   (an archetype column, the dense array of the sparse set driving the iteration, or of
+//!   each owned set of a driving group);
 //! * `Sparse(lookup)`: rows may or may not have it; look it up by entity;
 //! * `Absent`: no row of the chunk has it.
 //!

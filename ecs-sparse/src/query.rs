@@ -74,7 +74,12 @@ impl<'a> Driver<'a> {
                     .iter()
                     .any(|c| descriptor.excluded().any(|x| x == *c))
         };
-        match storage.groups().iter().find(usable) {
+        match storage
+            .groups()
+            .iter()
+            .filter(usable)
+            .min_by_key(|g| g.len())
+        {
             Some(group) => {
                 let first = storage.set(group.owned()[0]).expect("owned sets exist");
                 Driver::Group(group, first)

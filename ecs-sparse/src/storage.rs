@@ -9,7 +9,8 @@
 //!
 //! An entity has no record of its own here: "which components does e have" is answered
 //! set by set. That makes adding or removing one component O(1) and independent of the
-//! others (no row moves between tables), and makes `despawn` visit every set, O(number of
+//! others (no row moves between tables; a component owned by a group adds one swap in each
+//! of the group's sets), and makes `despawn` visit every set, O(number of
 //! component types) — cheap while types number in the tens or hundreds, and it needs no
 //! per-entity allocation. Queries are answered in `query.rs`.
 
@@ -130,8 +131,8 @@ impl BundleVisitor for BundleWriter<'_> {
 //   driving set is a required component's, so every matching entity is in it; a driving
 //   group's components are all required, and every entity holding them all is in its prefix
 //   (`Group` invariant). `Dense` pointers are the data of the driving set, or of each owned
-//   set of the driving group, parallel to the chunk's entities (same invariant). Other slots are `Sparse` look-ups that answer only for entities the
-//   set holds, or `Absent` when no set exists; a required slot is never `Absent` (no chunk is
+//   set of the driving group, parallel to the chunk's entities (same invariant). Other
+//   slots are `Sparse` look-ups that answer only for entities the set holds, or `Absent` when no set exists; a required slot is never `Absent` (no chunk is
 //   yielded then).
 // * `is_dense` is false for every type, so the dense-only promises do not apply.
 // * `place` is a `ByEntity` (reads are `get_ptr`); no chunk has a key, no entity a row.

@@ -34,8 +34,13 @@ use crate::storage::{ColumnAccess, EntityPlace, QueryChunk, SlotRole, SparseLook
 /// * `init` must record in the builder every component the fetch reads (`read`) or writes
 ///   (`write`), so that aliasing is rejected before iteration.
 /// * `fetch_row` may only be called for a row of the chunk the fetch was made from, at most
-///   once per row while its previous items live; it must only touch that row's values.
-/// * `fetch_entity` must only touch `entity`'s values, found through the storage.
+///   once per row while its previous items live (any number of times for a
+///   [`ReadOnlyQueryData`], whose items are shared borrows); it must only touch that row's
+///   values.
+/// * `fetch_entity` must only touch `entity`'s values, found through its place.
+/// * `fetch_row` and `fetch_entity` answer `None` when the entity lacks a component of a
+///   `Required` slot this part added (`QueryState::get` relies on it to reject stale
+///   handles without asking the allocator).
 /// * A fetch, and its clones, may be used from other threads than the one that made it (by
 ///   `par_for_each`, on disjoint rows): it may hold only pointers into the storage and
 ///   shared references to `Sync` data.

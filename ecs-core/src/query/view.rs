@@ -1,4 +1,4 @@
-//! [`QueryView`]: a query's random access (`get` by entity) for one shared borrow of the
+//! [`QueryView`]: a query's random access (`get` by entity) for one borrow of the
 //! world, with each matching table's columns resolved once.
 //!
 //! [`QueryState::get`] finds the entity, then each component's column in the entity's table
@@ -23,8 +23,8 @@ use crate::world::WorldView;
 /// # Invariant
 /// `fetches[k]` is `Some` exactly for the keys of the chunks `query_chunks` yields for the
 /// state's descriptor in `world` (whose cache was brought up to date first), holding that
-/// chunk's fetch; `keyed` is whether every chunk had a key. The world is borrowed shared
-/// for `'w`, so the chunks stay valid.
+/// chunk's fetch; `keyed` is whether every chunk had a key. The world is borrowed (shared or
+/// exclusive, as `new`'s contract allows) for `'w`, so the chunks stay valid.
 pub struct QueryView<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> {
     state: &'w QueryState<Q, F, S>,
     world: WorldView<'w, S>,

@@ -206,7 +206,7 @@ impl<S: Storage> World<S> {
     ///
     /// The returned slice borrows the world (it is the allocator's record of the batch, so
     /// returning it costs nothing); copy it with `.to_vec()` to keep the handles while
-    /// changing the world. hecs and bevy_ecs likewise hand the batch back as a borrow.
+    /// changing the world. hecs and bevy_ecs likewise return an iterator that borrows the world.
     ///
     /// ```
     /// # use ecs_core::{World, Component, testing::VecStorage};
@@ -459,7 +459,8 @@ impl<S: Storage> World<S> {
     ///
     /// # Errors
     /// [`EcsError::Group`] when the backend has no groups, `B` has fewer than two distinct
-    /// components, or one of them is owned by another group.
+    /// components, one of them is owned by another group, or the backend cannot group one of
+    /// them (a table component in the hybrid backend).
     ///
     /// ```
     /// # use ecs_core::{World, Component, EcsError, testing::VecStorage};

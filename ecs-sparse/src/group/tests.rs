@@ -262,3 +262,63 @@ fn a_group_made_late_packs_existing_entities_and_drops_nothing() {
         "every value dropped once"
     );
 }
+
+#[test]
+fn spawn_batch_and_by_id_changes_keep_the_group() {
+    let mut world = World::<SparseStorage>::new();
+    world.group::<(A, C)>().unwrap();
+    let batch = world
+        .spawn_batch((0..20u32).map(|i| (A(i), C(i as u8))))
+        .to_vec();
+    world.spawn_batch((0..10u32).map(|i| (A(100 + i),)));
+    check_groups(&world);
+    assert_eq!(world.storage().groups()[0].len(), 20);
+    let c = world.component_id::<C>().unwrap();
+    for &e in batch.iter().step_by(2) {
+        world.remove_by_id(e, c).unwrap();
+        check_groups(&world);
+    }
+    assert_eq!(world.storage().groups()[0].len(), 10);
+    let lone = world.spawn((A(7),));
+    let mut value = std::mem::ManuallyDrop::new(C(9));
+    // SAFETY: `value` is a valid `C`, the component `c` names, never used again.
+    unsafe {
+        world
+            .insert_by_id(lone, c, std::ptr::NonNull::from(&mut *value).cast())
+            .unwrap();
+    }
+    check_groups(&world);
+    assert_eq!(world.storage().groups()[0].len(), 11);
+    assert_eq!(world.query::<(&A, &C)>().count(), 11);
+}
+
+#[test]
+fn a_panicking_drop_in_despawn_leaves_the_group_right() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static ARMED: AtomicBool = AtomicBool::new(false);
+    #[derive(Debug)]
+    struct Bomb;
+    impl Drop for Bomb {
+        fn drop(&mut self) {
+            if ARMED.swap(false, Ordering::SeqCst) {
+                panic!("boom (intentional)");
+            }
+        }
+    }
+    impl Component for Bomb {}
+    let mut world = World::<SparseStorage>::new();
+    world.group::<(A, Bomb)>().unwrap();
+    let entities: Vec<Entity> = (0..6u32).map(|i| world.spawn((A(i), Bomb))).collect();
+    ARMED.store(true, Ordering::SeqCst);
+    let boom = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        world.despawn(entities[2]).unwrap();
+    }));
+    assert!(boom.is_err(), "the armed drop panicked");
+    check_groups(&world);
+    assert!(!world.contains(entities[2]));
+    assert_eq!(world.storage().groups()[0].len(), 5);
+    assert_eq!(world.query::<(&A, &Bomb)>().count(), 5);
+    world.despawn(entities[3]).unwrap();
+    check_groups(&world);
+    assert_eq!(world.storage().groups()[0].len(), 4);
+}
