@@ -114,7 +114,7 @@ impl Archetypes {
     /// `entity`'s row, found once for reading several of its components.
     #[inline]
     pub fn place(&self, entity: Entity) -> Option<TableRow<'_>> {
-        let record = self.records.get_entity(entity)?;
+        let record = self.locate(entity)?;
         // The bound check reads the table header, not a row: no extra cache miss.
         TableRow::new(&self.tables[record.table.index()], record.row as usize)
     }
@@ -122,7 +122,7 @@ impl Archetypes {
     /// `entity`'s table index and row, from its record alone.
     #[inline]
     pub fn entity_row(&self, entity: Entity) -> Option<(usize, usize)> {
-        let record = self.records.get_entity(entity)?;
+        let record = self.locate(entity)?;
         Some((record.table.index(), record.row as usize))
     }
 

@@ -83,13 +83,7 @@ impl Group {
         if pos < self.len || !holds_all() {
             return;
         }
-        for &c in self.owned.iter() {
-            let set = owned_set_mut(sets, c);
-            let at = set
-                .dense_index(entity)
-                .expect("holds every owned component");
-            set.swap_positions(at, self.len);
-        }
+        self.move_to(sets, entity, self.len);
         self.len += 1;
     }
 
@@ -101,12 +95,18 @@ impl Group {
             _ => return,
         }
         self.len -= 1;
+        self.move_to(sets, entity, self.len);
+    }
+
+    /// Swaps `entity` (which holds every owned component) to position `pos` in every owned
+    /// set: the one step both entering and leaving the packed range take.
+    fn move_to(&self, sets: &mut [Option<SparseSet>], entity: Entity, pos: usize) {
         for &c in self.owned.iter() {
             let set = owned_set_mut(sets, c);
             let at = set
                 .dense_index(entity)
-                .expect("members hold every owned component");
-            set.swap_positions(at, self.len);
+                .expect("holds every owned component");
+            set.swap_positions(at, pos);
         }
     }
 
