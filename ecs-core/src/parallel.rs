@@ -10,6 +10,8 @@
 //! threads and its data-race detector. (The rayon path also passes with
 //! `MIRIFLAGS="-Zmiri-tree-borrows -Zmiri-ignore-leaks"`.)
 
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
 /// Threads used under Miri.
 #[cfg(miri)]
 pub const MIRI_THREADS: usize = 3;
@@ -35,7 +37,6 @@ pub fn for_each_index(n: usize, f: impl Fn(usize) + Send + Sync) {
     }
     #[cfg(miri)]
     {
-        use std::sync::atomic::{AtomicUsize, Ordering};
         let next = AtomicUsize::new(0);
         std::thread::scope(|scope| {
             for _ in 0..MIRI_THREADS.min(n) {
@@ -51,27 +52,115 @@ pub fn for_each_index(n: usize, f: impl Fn(usize) + Send + Sync) {
     }
 }
 
-/// Runs `f(job)` for every job, each on its own task, returning when all are done.
-pub fn run_each<T: Send>(jobs: impl IntoIterator<Item = T>, f: impl Fn(T) + Send + Sync) {
-    let (f, jobs): (_, Vec<T>) = (&f, jobs.into_iter().collect());
-    #[cfg(not(miri))]
-    rayon::scope(|scope| {
-        for job in jobs {
-            scope.spawn(move |_| f(job));
+/// A run of a dependency graph of jobs (see [`run_graph`]).
+struct GraphRun<'a, F> {
+    /// `dependents[i]`: the jobs that wait for job `i`.
+    dependents: &'a [Vec<usize>],
+    /// For each job, how many of the jobs it waits for have not finished yet.
+    remaining: Vec<AtomicUsize>,
+    /// Set once a job asked to stop: no job starts after that.
+    stopped: AtomicBool,
+    job: F,
+}
+
+impl<F: Fn(usize) -> bool + Sync> GraphRun<'_, F> {
+    /// Runs `node`, then every job it makes ready: the first on this thread (no hand-off,
+    /// so a chain of jobs runs without waking another thread), the others through `spawn`.
+    fn run_from(&self, mut node: usize, spawn: &mut impl FnMut(usize)) {
+        loop {
+            if self.stopped.load(Ordering::Relaxed) {
+                return;
+            }
+            if !(self.job)(node) {
+                self.stopped.store(true, Ordering::Relaxed);
+                return;
+            }
+            let mut next = None;
+            for &d in &self.dependents[node] {
+                // AcqRel: whoever takes the count to zero sees every write of the jobs
+                // `d` waited for, on whichever threads they ran.
+                if self.remaining[d].fetch_sub(1, Ordering::AcqRel) == 1 {
+                    match next {
+                        None => next = Some(d),
+                        Some(_) => spawn(d),
+                    }
+                }
+            }
+            match next {
+                Some(d) => node = d,
+                None => return,
+            }
         }
+    }
+}
+
+/// Runs a dependency graph of jobs, each as soon as the jobs it waits for have finished,
+/// returning when no job is left to start.
+///
+/// `dependents[i]` lists the jobs that wait for job `i`; `waits[i]` is how many jobs job
+/// `i` waits for (the number of lists naming it); `roots` are the jobs to start with
+/// (`waits` 0). `job(i)` runs job `i` and answers whether to go on: after a `false`, jobs
+/// already running finish but no other job starts.
+///
+/// The calling thread runs the first root itself (rayon's `in_place_scope`): handing every
+/// job to the pool from outside it would park the caller and wake a worker first, a
+/// wake-up on every run's critical path.
+pub fn run_graph(
+    dependents: &[Vec<usize>],
+    waits: &[usize],
+    roots: impl IntoIterator<Item = usize>,
+    job: impl Fn(usize) -> bool + Sync,
+) {
+    debug_assert_eq!(dependents.len(), waits.len());
+    let run = GraphRun {
+        dependents,
+        remaining: waits.iter().map(|&w| AtomicUsize::new(w)).collect(),
+        stopped: AtomicBool::new(false),
+        job,
+    };
+    let mut roots = roots.into_iter();
+    let Some(first) = roots.next() else {
+        return;
+    };
+    #[cfg(not(miri))]
+    rayon::in_place_scope(|scope| {
+        for root in roots {
+            launch(&run, scope, root);
+        }
+        run.run_from(first, &mut |d| launch(&run, scope, d));
     });
     #[cfg(miri)]
     std::thread::scope(|scope| {
-        for job in jobs {
-            scope.spawn(move || f(job));
+        for root in roots {
+            launch(&run, scope, root);
         }
+        run.run_from(first, &mut |d| launch(&run, scope, d));
     });
+}
+
+/// Starts `node` (and what it makes ready) as a task of `scope`.
+#[cfg(not(miri))]
+fn launch<'s, F: Fn(usize) -> bool + Sync>(
+    run: &'s GraphRun<'s, F>,
+    scope: &rayon::Scope<'s>,
+    node: usize,
+) {
+    scope.spawn(move |scope| run.run_from(node, &mut |d| launch(run, scope, d)));
+}
+
+/// Starts `node` (and what it makes ready) on a thread of `scope`.
+#[cfg(miri)]
+fn launch<'s, 'e, F: Fn(usize) -> bool + Sync>(
+    run: &'s GraphRun<'s, F>,
+    scope: &'s std::thread::Scope<'s, 'e>,
+    node: usize,
+) {
+    scope.spawn(move || run.run_from(node, &mut |d| launch(run, scope, d)));
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::{AtomicUsize, Ordering};
 
     #[test]
     fn every_index_once() {
@@ -83,12 +172,54 @@ mod tests {
         assert!(threads() >= 1);
     }
 
+    /// A diamond and a chain: 0 -> {1, 2} -> 3, and 4 -> 5.
+    fn graph() -> (Vec<Vec<usize>>, Vec<usize>) {
+        (
+            vec![vec![1, 2], vec![3], vec![3], vec![], vec![5], vec![]],
+            vec![0, 1, 1, 2, 0, 1],
+        )
+    }
+
     #[test]
-    fn every_job_runs() {
-        let mut slots = vec![0u32; 5];
-        run_each(slots.iter_mut().enumerate(), |(i, slot)| {
-            *slot = i as u32 * 2
+    fn graph_jobs_run_once_after_what_they_wait_for() {
+        let (dependents, waits) = graph();
+        for _ in 0..20 {
+            let clock = AtomicUsize::new(0);
+            let finished: Vec<AtomicUsize> = (0..6).map(|_| AtomicUsize::new(0)).collect();
+            let runs: Vec<AtomicUsize> = (0..6).map(|_| AtomicUsize::new(0)).collect();
+            run_graph(&dependents, &waits, [0, 4], |i| {
+                let now = clock.fetch_add(1, Ordering::SeqCst) + 1;
+                for (before, list) in dependents.iter().enumerate() {
+                    if list.contains(&i) {
+                        let done = finished[before].load(Ordering::SeqCst);
+                        assert!(done != 0 && done < now, "{i} started before {before} ended");
+                    }
+                }
+                runs[i].fetch_add(1, Ordering::SeqCst);
+                finished[i].store(clock.fetch_add(1, Ordering::SeqCst) + 1, Ordering::SeqCst);
+                true
+            });
+            assert!(runs.iter().all(|r| r.load(Ordering::SeqCst) == 1));
+        }
+    }
+
+    #[test]
+    fn graph_stops_starting_jobs_after_a_false() {
+        let (dependents, waits) = graph();
+        let runs: Vec<AtomicUsize> = (0..6).map(|_| AtomicUsize::new(0)).collect();
+        // Job 0 says stop: 1, 2 and 3 wait for it and never start; the chain 4 -> 5 may
+        // have started before the stop was seen.
+        run_graph(&dependents, &waits, [0, 4], |i| {
+            runs[i].fetch_add(1, Ordering::SeqCst);
+            i != 0
         });
-        assert_eq!(slots, vec![0, 2, 4, 6, 8]);
+        let ran: Vec<usize> = runs.iter().map(|r| r.load(Ordering::SeqCst)).collect();
+        assert_eq!(&ran[..4], &[1, 0, 0, 0]);
+        assert!(ran[4] <= 1 && ran[5] <= ran[4]);
+    }
+
+    #[test]
+    fn empty_graph_runs_nothing() {
+        run_graph(&[], &[], [], |_| unreachable!("no job"));
     }
 }

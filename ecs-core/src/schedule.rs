@@ -14,14 +14,19 @@
 //! ```
 //!
 //! (wave of a system = 1 + the largest wave of an earlier system it conflicts with, or 0), so
-//! conflicting systems always run in the order they were added and non-conflicting ones of
-//! a wave run at once on rayon (see [`crate::parallel`]). Waves run one after the other.
+//! conflicting systems always run in the order they were added.
+//!
+//! Waves describe the order; they are not barriers. At run time a system starts as soon as
+//! every earlier system it conflicts with has finished ([`crate::parallel::run_graph`]), on
+//! the thread that finished the last of them when it can: above, D may start while A (wave
+//! 0) still runs, and a long system in one wave never holds back an unrelated chain
+//! (`cd -> ce` runs beside a long `ab`, where waves would make `ce` wait for `ab` too).
 //!
 //! The sync point is the end of [`Schedule::run`]: every system's deferred work (its
 //! [`Commands`](crate::Commands)) is applied then, in the order the systems were added.
 //!
-//! A system that panics is caught; the rest of its wave finishes, later waves are skipped,
-//! the commands of the systems that ran are applied and the panicking system's are discarded
+//! A system that panics is caught; the systems already running finish, no other system
+//! starts, the commands of the systems that ran are applied and the panicking system's are discarded
 //! (entities it reserved are despawned), and then the panic resumes. The world is left
 //! consistent: systems cannot change its structure while they run, and every component write
 //! they made is a complete write of a valid value. (The panicking system's change filters
@@ -31,6 +36,8 @@
 use std::any::Any;
 use std::borrow::Cow;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+
+use parking_lot::Mutex;
 
 use crate::error::EcsError;
 use crate::storage::Storage;
@@ -84,8 +91,8 @@ struct Entry<S: Storage> {
 /// ```
 pub struct Schedule<S: Storage> {
     entries: Vec<Entry<S>>,
-    /// Cached waves of enabled systems; `None` after a change.
-    waves: Option<Vec<Vec<usize>>>,
+    /// Cached order of the enabled systems; `None` after a change.
+    plan: Option<Plan>,
     world: Option<WorldId>,
     parallel: bool,
 }
@@ -101,7 +108,7 @@ impl<S: Storage> Schedule<S> {
     pub fn new() -> Self {
         Schedule {
             entries: Vec::new(),
-            waves: None,
+            plan: None,
             world: None,
             parallel: true,
         }
@@ -136,7 +143,7 @@ impl<S: Storage> Schedule<S> {
             name,
             enabled: true,
         });
-        self.waves = None;
+        self.plan = None;
         SystemId(self.entries.len() - 1)
     }
 
@@ -193,7 +200,7 @@ impl<S: Storage> Schedule<S> {
         let entry = &mut self.entries[id.0];
         if entry.enabled != enabled {
             entry.enabled = enabled;
-            self.waves = None;
+            self.plan = None;
         }
     }
 
@@ -222,7 +229,7 @@ impl<S: Storage> Schedule<S> {
         for entry in &mut self.entries {
             if !entry.system.is_initialized() {
                 entry.system.initialize(world)?;
-                self.waves = None;
+                self.plan = None;
             }
         }
         Ok(())
@@ -230,20 +237,25 @@ impl<S: Storage> Schedule<S> {
 
     /// The waves the enabled systems run in (see the module docs), once initialised.
     pub fn waves(&mut self) -> Vec<Vec<SystemId>> {
-        self.plan()
+        let plan = self.take_plan();
+        let waves = plan
+            .waves
             .iter()
             .map(|wave| wave.iter().map(|&i| SystemId(i)).collect())
-            .collect()
+            .collect();
+        self.plan = Some(plan);
+        waves
     }
 
-    fn plan(&mut self) -> &[Vec<usize>] {
-        let entries = &self.entries;
-        self.waves.get_or_insert_with(|| {
-            let systems: Vec<_> = entries
+    /// The cached plan, built if needed; put it back with `self.plan = Some(..)`.
+    fn take_plan(&mut self) -> Plan {
+        self.plan.take().unwrap_or_else(|| {
+            let systems: Vec<_> = self
+                .entries
                 .iter()
                 .map(|e| (e.enabled && e.system.is_initialized()).then(|| e.system.access()))
                 .collect();
-            build_waves(&systems)
+            Plan::new(&systems)
         })
     }
 
@@ -267,16 +279,11 @@ impl<S: Storage> Schedule<S> {
     pub fn try_run(&mut self, world: &mut World<S>) -> Result<(), EcsError> {
         self.initialize(world)?;
         world.flush();
-        let waves = self.plan().to_vec();
-        let mut panics: Vec<Option<Box<dyn Any + Send>>> =
-            self.entries.iter().map(|_| None).collect();
+        let mut panics: Vec<Panic> = self.entries.iter().map(|_| None).collect();
         if self.parallel {
-            for wave in &waves {
-                self.run_wave(wave, world, &mut panics);
-                if panics.iter().any(Option::is_some) {
-                    break;
-                }
-            }
+            let plan = self.take_plan();
+            run_plan(&plan, &mut self.entries, world, &mut panics);
+            self.plan = Some(plan);
         } else {
             let shared: &World<S> = world;
             for (entry, panic) in self.entries.iter_mut().zip(&mut panics) {
@@ -301,29 +308,33 @@ impl<S: Storage> Schedule<S> {
         }
         Ok(())
     }
+}
 
-    fn run_wave(
-        &mut self,
-        wave: &[usize],
-        world: &World<S>,
-        panics: &mut [Option<Box<dyn Any + Send>>],
-    ) {
-        if let [only] = wave {
-            panics[*only] = run_caught(self.entries[*only].system.as_mut(), world);
-            return;
-        }
-        let mut in_wave = vec![false; self.entries.len()];
-        wave.iter().for_each(|&i| in_wave[i] = true);
-        let jobs = self
-            .entries
-            .iter_mut()
-            .zip(panics.iter_mut())
-            .zip(in_wave)
-            .filter_map(|(job, chosen)| chosen.then_some(job));
-        crate::parallel::run_each(jobs, |(entry, panic)| {
-            *panic = run_caught(entry.system.as_mut(), world);
-        });
-    }
+/// A caught panic's payload, if the system panicked.
+type Panic = Option<Box<dyn Any + Send>>;
+
+/// Runs the plan's systems on rayon, each once the earlier systems it conflicts with have
+/// finished, recording panics; no system starts after one panicked.
+fn run_plan<S: Storage>(
+    plan: &Plan,
+    entries: &mut [Entry<S>],
+    world: &World<S>,
+    panics: &mut [Panic],
+) {
+    // Each job takes its own entry and panic slot; a job runs once (`run_graph`), so the
+    // locks are never contended, only there to hand the `&mut`s across threads safely.
+    let slots: Vec<Mutex<(&mut Entry<S>, &mut Panic)>> = entries
+        .iter_mut()
+        .zip(panics.iter_mut())
+        .map(Mutex::new)
+        .collect();
+    let roots = plan.waves.first().into_iter().flatten().copied();
+    crate::parallel::run_graph(&plan.dependents, &plan.waits, roots, |i| {
+        let mut slot = slots[i].lock();
+        let (entry, panic) = &mut *slot;
+        **panic = run_caught(entry.system.as_mut(), world);
+        panic.is_none()
+    });
 }
 
 /// `a::b::name<X::Y>` -> `name`.
@@ -335,11 +346,12 @@ fn short_name(name: &str) -> &str {
 /// Runs a system through a shared world, catching a panic.
 ///
 /// SAFETY argument for every call in this module (the `run_unsafe` contract): the system was
-/// initialised for this world (`initialize` checks the world id); the systems running at the
-/// same time are the members of one wave, pairwise non-conflicting by construction
-/// (`build_waves`), and each only touches what its access names (the `SystemParam`
+/// initialised for this world (`initialize` checks the world id); two systems that conflict
+/// never run at the same time: the later one waits for the earlier (`Plan`'s invariant) and
+/// `run_graph` starts it only after that one finished (an acquire/release count, so its
+/// writes are visible); each only touches what its access names (the `SystemParam`
 /// contract), so no component value or resource is written by one thread while another
-/// reads or writes it; the world is only shared (`&World`) during the waves, so its
+/// reads or writes it; the world is only shared (`&World`) while systems run, so its
 /// structure cannot change; what systems share beyond their access — entity reservation
 /// and the change logs — is synchronised (an atomic, a mutex per log).
 fn run_caught<S: Storage>(
@@ -350,31 +362,58 @@ fn run_caught<S: Storage>(
     catch_unwind(AssertUnwindSafe(|| unsafe { system.run_unsafe(world) })).err()
 }
 
-/// Assigns each system (`None`: disabled) to a wave: one after the last earlier system it
-/// conflicts with. Returns the waves' members, in insertion order.
-fn build_waves(systems: &[Option<&SystemAccess>]) -> Vec<Vec<usize>> {
-    let mut wave_of: Vec<usize> = Vec::with_capacity(systems.len());
-    let mut waves: Vec<Vec<usize>> = Vec::new();
-    for (j, access) in systems.iter().enumerate() {
-        let Some(access) = access else {
-            wave_of.push(usize::MAX);
-            continue;
+/// The order the enabled systems run in, derived from their conflicts (see the module docs).
+///
+/// # Invariant
+/// Every list is indexed by entry. `j` is in `dependents[i]` exactly when `i < j`, both are
+/// enabled and they conflict; `waits[j]` is the number of lists `j` is in. The roots of
+/// the graph (enabled, `waits` 0) are exactly `waves[0]`.
+#[derive(Debug, Default)]
+struct Plan {
+    /// Enabled systems by wave (1 + the largest wave of an earlier conflicting system).
+    waves: Vec<Vec<usize>>,
+    /// For each system, the later systems that conflict with it and so wait for it.
+    dependents: Vec<Vec<usize>>,
+    /// For each system, how many earlier systems it waits for.
+    waits: Vec<usize>,
+}
+
+impl Plan {
+    /// The plan of `systems` (`None`: disabled or not initialised, not run).
+    fn new(systems: &[Option<&SystemAccess>]) -> Plan {
+        let mut plan = Plan {
+            waves: Vec::new(),
+            dependents: vec![Vec::new(); systems.len()],
+            waits: vec![0; systems.len()],
         };
-        let wave = (0..j)
-            .filter_map(|i| {
-                systems[i]
-                    .filter(|a| a.conflicts_with(access))
-                    .map(|_| wave_of[i] + 1)
-            })
-            .max()
-            .unwrap_or(0);
-        wave_of.push(wave);
-        if waves.len() <= wave {
-            waves.resize_with(wave + 1, Vec::new);
+        let mut wave_of: Vec<usize> = Vec::with_capacity(systems.len());
+        for (j, access) in systems.iter().enumerate() {
+            let Some(access) = access else {
+                wave_of.push(usize::MAX);
+                continue;
+            };
+            let mut wave = 0;
+            for i in 0..j {
+                if systems[i].is_some_and(|a| a.conflicts_with(access)) {
+                    wave = wave.max(wave_of[i] + 1);
+                    plan.dependents[i].push(j);
+                    plan.waits[j] += 1;
+                }
+            }
+            wave_of.push(wave);
+            if plan.waves.len() <= wave {
+                plan.waves.resize_with(wave + 1, Vec::new);
+            }
+            plan.waves[wave].push(j);
         }
-        waves[wave].push(j);
+        plan
     }
-    waves
+}
+
+/// The waves of `systems` (for tests).
+#[cfg(test)]
+fn build_waves(systems: &[Option<&SystemAccess>]) -> Vec<Vec<usize>> {
+    Plan::new(systems).waves
 }
 
 #[cfg(test)]

@@ -21,6 +21,7 @@ backends! {
     panicking_system_leaves_world_consistent,
     par_for_each_in_systems,
     par_for_each_visits_every_row_once,
+    a_chain_runs_beside_a_long_system,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -383,4 +384,45 @@ fn par_for_each_visits_every_row_once<S: Storage>() {
     expected[moved] += 99.0;
     expected.sort_by(f32::total_cmp);
     assert_eq!(values, expected);
+}
+
+fn a_chain_runs_beside_a_long_system<S: Storage>() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::{Duration, Instant};
+    /// Set by `last`; `long` waits for it.
+    #[derive(Default)]
+    struct Signal(AtomicBool);
+    // `long` (wave 0) waits until `last` (wave 1, after `first`) has run. Waves as barriers
+    // would make `last` wait for `long`, and `long` would time out.
+    fn long<S: Storage>(_q: Query<'_, '_, &mut A, (), S>, signal: Res<Signal>) {
+        let start = Instant::now();
+        while !signal.0.load(Ordering::Acquire) {
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "`last` did not run while `long` was running"
+            );
+            std::thread::yield_now();
+        }
+    }
+    fn first<S: Storage>(mut q: Query<'_, '_, &mut D, (), S>) {
+        q.for_each(|d| d.0 += 1.0);
+    }
+    fn last<S: Storage>(mut q: Query<'_, '_, &mut D, (), S>, signal: Res<Signal>) {
+        q.for_each(|d| d.0 *= 2.0);
+        signal.0.store(true, Ordering::Release);
+    }
+    let mut world = World::<S>::new();
+    world.insert_resource(Signal::default());
+    world.spawn((A(0.0), D(1.0)));
+    let mut s = Schedule::<S>::new();
+    let ids = [
+        s.add_system(long::<S>),
+        s.add_system(first::<S>),
+        s.add_system(last::<S>),
+    ];
+    s.initialize(&mut world).unwrap();
+    assert_eq!(s.waves(), vec![vec![ids[0], ids[1]], vec![ids[2]]]);
+    s.run(&mut world);
+    // `last` ran after `first`, as their conflict demands.
+    assert_eq!(world.query::<&D>().next().map(|d| d.0), Some(4.0));
 }
