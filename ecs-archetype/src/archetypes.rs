@@ -25,7 +25,7 @@ use ecs_core::unwind::for_each_completing;
 use crate::component_index::ComponentIndex;
 use crate::graph::ArchetypeGraph;
 use crate::record::{Record, Records};
-use crate::table::{Table, TableId, TableRow};
+use crate::table::{RowMove, Table, TableId, TableRow};
 
 /// Tables, graph, component index and entity records.
 ///
@@ -256,30 +256,21 @@ impl Archetypes {
         }
     }
 
-    /// Moves `entity` (located at `from`) to table `to` and fixes the records.
-    ///
-    /// `take` receives each value only `from`'s table holds and must move it out; `fill`
-    /// must push one value onto each column only `to` holds (see [`Table::move_row_to`]).
+    /// Moves `entity` (located at `from`) to table `to` with `move_row` (given the source
+    /// and destination tables) and fixes the records of both entities it moved.
     ///
     /// # Panics
     /// If `to` is `from`'s table.
-    ///
-    /// # Safety
-    /// `from` is `locate(entity)`; `take` and `fill` do as described and do not panic.
-    pub(crate) unsafe fn move_entity(
+    fn relocate(
         &mut self,
         entity: Entity,
         from: Record,
         to: TableId,
-        take: impl FnMut(ComponentId, NonNull<u8>),
-        fill: impl FnMut(ComponentId, &mut BlobVec),
+        move_row: impl FnOnce(&mut Table, &mut Table) -> RowMove,
     ) {
         debug_assert_eq!(self.locate(entity), Some(from));
         let (src, dst) = pair_mut(&mut self.tables, from.table.index(), to.index());
-        // SAFETY: `from.row` is the entity's row (caller: `from` was located), in bounds by
-        // the records/rows invariant; `take` and `fill` are
-        // forwarded under the same contract.
-        let moved = unsafe { src.move_row_to(from.row as usize, dst, take, fill) };
+        let moved = move_row(src, dst);
         if let Some(moved) = moved.moved {
             self.records.set_row(moved.index() as usize, from.row);
         }
@@ -360,19 +351,16 @@ impl Archetypes {
         components: &Components,
     ) {
         let to = self.add_target(from.table, component, components);
-        // SAFETY: `from` is the entity's record. `to` is `from`'s set plus `component` (it
-        // differs from `from`: the caller promises the entity lacks the component), so `take`
-        // is never called and `fill` is called once, for `component`, pushing the caller's
-        // owned value. Neither panics.
-        unsafe {
-            self.move_entity(
-                entity,
-                from,
-                to,
-                |_, _| {},
-                |_, column| column.push_from(value),
-            )
-        }
+        let at = self.tables[to.index()]
+            .column_index(component)
+            .expect("the add target holds the added component");
+        self.relocate(entity, from, to, |src, dst| {
+            // SAFETY: `from` is the entity's record, so its row is in bounds. `to` is
+            // `from`'s set plus `component` (it differs from `from`: the caller promises the
+            // entity lacks the component), at column `at`; `value` is the caller's owned
+            // value of it, forgotten by the caller.
+            unsafe { src.move_row_adding(from.row as usize, dst, at, value) }
+        });
     }
 
     /// Moves `entity`'s table component `component` into `dst` and moves its row to the table
@@ -393,24 +381,15 @@ impl Archetypes {
         if to == from.table {
             return false; // the entity does not have the component
         }
-        let size = self
-            .index
-            .layout(component)
-            .expect("a component in a table is known to the index")
-            .size();
-        // SAFETY: `from` is the entity's record. `to` is `from`'s set minus `component`, so
-        // `fill` is never called and `take` is called once, for `component`, copying the value
-        // into `dst` (valid for one value, disjoint: caller), which moves it out. Neither
-        // panics.
-        unsafe {
-            self.move_entity(
-                entity,
-                from,
-                to,
-                |_, value| ecs_core::blob::copy_item(value.as_ptr(), dst.as_ptr(), size),
-                |_, _| {},
-            );
-        }
+        let at = self.tables[from.table.index()]
+            .column_index(component)
+            .expect("a table that loses the component holds it");
+        self.relocate(entity, from, to, |src, out_table| {
+            // SAFETY: `from` is the entity's record, so its row is in bounds. `to` is
+            // `from`'s set minus `component`, `from`'s column `at`; `dst` is valid for one
+            // value of it and disjoint from the tables (caller).
+            unsafe { src.move_row_removing(from.row as usize, out_table, at, dst) }
+        });
         true
     }
 
@@ -524,24 +503,16 @@ mod tests {
         };
         archetypes.assert_consistent();
         // Move entity 1 to {A, B}: entity 4 fills its row in {A}.
-        let t_ab = archetypes.add_target(t_a, b, &components);
         let from = archetypes.locate(entity(1)).unwrap();
         let mut value = std::mem::ManuallyDrop::new(B(10));
         let ptr = NonNull::from(&mut *value).cast::<u8>();
-        // SAFETY: `from` is entity 1's record; `fill` pushes the B value (owned, never used
-        // again); `take` is never called ({A, B} has A).
-        unsafe {
-            archetypes.move_entity(
-                entity(1),
-                from,
-                t_ab,
-                |_, _| {},
-                |_, col| col.push_from(ptr),
-            )
-        };
+        // SAFETY: `from` is entity 1's record and it lacks B; the B value is owned and never
+        // used again.
+        unsafe { archetypes.insert_new_at(entity(1), from, b, ptr, &components) };
         archetypes.assert_consistent();
         assert_eq!(archetypes.locate(entity(4)).unwrap().row, 1);
         let record = archetypes.locate(entity(1)).unwrap();
+        let t_ab = archetypes.table_for(&[a, b], &components);
         assert_eq!((record.table, record.row), (t_ab, 0));
         let b_ptr = archetypes.get_ptr(entity(1), b).unwrap();
         // SAFETY: the pointer is entity 1's B.

@@ -24,7 +24,6 @@
 //! Mutating operations are crate-private: only the archetype layer may break and restore the
 //! "all columns are parallel" invariant.
 
-use std::cmp::Ordering;
 use std::ptr::NonNull;
 
 use ecs_core::blob::BlobVec;
@@ -248,66 +247,89 @@ impl Table {
         row
     }
 
-    /// Moves row `row` into `dst`, a different table, and swap-removes it here.
+    /// Moves row `row` into `dst`, whose set is this table's plus the component of its
+    /// column `at`, taking that column's value from `value`; swap-removes the row here.
     ///
-    /// Values of components both tables hold are moved bytewise. For each component only this
-    /// table holds, `take(component, value)` must move the value out (it is forgotten here). For each component only `dst` holds, `fill(component, column)` must push exactly
-    /// one value onto `column`.
+    /// Every `insert` of a new table component comes here: the columns pair up in order
+    /// around `at`, so a move is one copy per column, with no walk over the two sets.
     ///
     /// # Panics
     /// If `dst` already holds [`MAX_ROWS`] rows (before anything moves).
     ///
     /// # Safety
-    /// `row < self.len()`; `take` and `fill` do as described and do not panic (a value may
-    /// then be owned by both tables).
-    pub(crate) unsafe fn move_row_to(
+    /// `row < self.len()`; `dst`'s set is as described; `value` points to an owned value of
+    /// the added component, which the caller forgets.
+    pub(crate) unsafe fn move_row_adding(
         &mut self,
         row: usize,
         dst: &mut Table,
-        mut take: impl FnMut(ComponentId, NonNull<u8>),
-        mut fill: impl FnMut(ComponentId, &mut BlobVec),
+        at: usize,
+        value: NonNull<u8>,
     ) -> RowMove {
         debug_assert!(row < self.len());
+        debug_assert_eq!(dst.columns.len(), self.columns.len() + 1);
         assert!(dst.len() < MAX_ROWS, "more than 2^32 rows in one table");
-        // Reserve first: nothing below allocates, so nothing below can panic.
         dst.reserve(1);
-        let (src_ids, dst_ids) = (&self.components, &dst.components);
-        let (mut s, mut d) = (0, 0);
-        // Merge walk over the two sorted component lists.
-        while s < src_ids.len() || d < dst_ids.len() {
-            // Which list holds the smaller next id; an exhausted list compares as greater.
-            let next = match (src_ids.get(s), dst_ids.get(d)) {
-                (Some(a), Some(b)) => a.cmp(b),
-                (Some(_), None) => Ordering::Less,
-                (None, _) => Ordering::Greater,
-            };
-            match next {
-                Ordering::Equal => {
-                    // SAFETY: `row < len` (caller) and the columns hold the same component;
-                    // the value is forgotten here below, so it is owned once, by `dst`.
-                    unsafe { dst.columns[d].push_from(self.columns[s].get_unchecked(row)) };
-                    s += 1;
-                    d += 1;
-                }
-                Ordering::Less => {
-                    // SAFETY: `row < len` (caller); `take` moves the value out.
-                    take(src_ids[s], unsafe { self.columns[s].get_unchecked(row) });
-                    s += 1;
-                }
-                Ordering::Greater => {
-                    fill(dst_ids[d], &mut dst.columns[d]);
-                    d += 1;
-                }
+        let (before, rest) = dst.columns.split_at_mut(at);
+        let (added, after) = rest.split_first_mut().expect("`at` is a column of `dst`");
+        for (to, from) in before.iter_mut().chain(after).zip(self.columns.iter_mut()) {
+            // SAFETY: the columns pair up (same component, caller); `row < len`; room was
+            // reserved; the value is owned once, by `dst`, after the forgetting remove.
+            unsafe {
+                to.push_from_unchecked(from.get_unchecked(row));
+                from.swap_remove_forget_unchecked(row);
             }
         }
-        for column in self.columns.iter_mut() {
-            // SAFETY: `row < len`; its value was moved to `dst` or out through `take`.
-            unsafe { column.swap_remove_forget_unchecked(row) };
+        // SAFETY: `value` is an owned value of the added component (caller); room reserved.
+        unsafe { added.push_from_unchecked(value) };
+        self.move_entity_to(row, dst)
+    }
+
+    /// Moves row `row` into `dst`, whose set is this table's minus the component of this
+    /// table's column `at`, whose value is moved to `out`; swap-removes the row here.
+    ///
+    /// Every `remove` of a table component comes here (see [`Table::move_row_adding`]).
+    ///
+    /// # Panics
+    /// If `dst` already holds [`MAX_ROWS`] rows (before anything moves).
+    ///
+    /// # Safety
+    /// `row < self.len()`; `dst`'s set is as described; `out` is valid for writing one value
+    /// of the removed component and does not overlap the tables.
+    pub(crate) unsafe fn move_row_removing(
+        &mut self,
+        row: usize,
+        dst: &mut Table,
+        at: usize,
+        out: NonNull<u8>,
+    ) -> RowMove {
+        debug_assert!(row < self.len());
+        debug_assert_eq!(dst.columns.len() + 1, self.columns.len());
+        assert!(dst.len() < MAX_ROWS, "more than 2^32 rows in one table");
+        dst.reserve(1);
+        let (before, rest) = self.columns.split_at_mut(at);
+        let (removed, after) = rest.split_first_mut().expect("`at` is a column of `self`");
+        for (from, to) in before.iter_mut().chain(after).zip(dst.columns.iter_mut()) {
+            // SAFETY: as in `move_row_adding`.
+            unsafe {
+                to.push_from_unchecked(from.get_unchecked(row));
+                from.swap_remove_forget_unchecked(row);
+            }
         }
+        // SAFETY: `row < len`; `out` is writable and disjoint (caller); the value leaves the
+        // column (moved out).
+        unsafe { removed.swap_remove_into_unchecked(row, out) };
+        self.move_entity_to(row, dst)
+    }
+
+    /// The entity half of a row move, once every column has moved: row `row`'s entity
+    /// leaves this table (swap-remove) and is appended to `dst`.
+    fn move_entity_to(&mut self, row: usize, dst: &mut Table) -> RowMove {
         let entity = self.entities.swap_remove(row);
         let dst_row = dst.entities.len();
         dst.entities.push(entity);
         debug_assert!(dst.columns.iter().all(|c| c.len() == dst_row + 1));
+        debug_assert!(self.columns.iter().all(|c| c.len() == self.entities.len()));
         RowMove {
             dst_row,
             moved: self.entities.get(row).copied(),
@@ -498,19 +520,9 @@ mod tests {
         }
         let mut extra = std::mem::ManuallyDrop::new(C(99));
         let extra_ptr = NonNull::from(&mut *extra).cast::<u8>();
-        // SAFETY: row 1 exists; `fill` pushes the one C value `abc` lacks; `take` is never
-        // called (`abc` has every column of `ab`).
-        let moved = unsafe {
-            ab.move_row_to(
-                1,
-                &mut abc,
-                |_, _| panic!("nothing to take"),
-                |id, col| {
-                    assert_eq!(id, c);
-                    col.push_from(extra_ptr);
-                },
-            )
-        };
+        // SAFETY: row 1 exists; `abc` is `ab` plus C at column 2; `extra` is an owned C,
+        // never used again.
+        let moved = unsafe { ab.move_row_adding(1, &mut abc, 2, extra_ptr) };
         assert_eq!(
             moved,
             RowMove {
@@ -534,19 +546,8 @@ mod tests {
         // And back, taking C out; moving the last row reports no moved entity.
         let mut out = std::mem::MaybeUninit::<C>::uninit();
         let out_ptr = NonNull::from(&mut out).cast::<u8>();
-        // SAFETY: row 0 exists; `take` moves the C value out into `out`; `fill` is never
-        // called (`ab` has no column `abc` lacks).
-        let moved = unsafe {
-            abc.move_row_to(
-                0,
-                &mut ab,
-                |id, ptr| {
-                    assert_eq!(id, c);
-                    std::ptr::copy_nonoverlapping(ptr.as_ptr(), out_ptr.as_ptr(), size_of::<C>());
-                },
-                |_, _| panic!("nothing to fill"),
-            )
-        };
+        // SAFETY: row 0 exists; `ab` is `abc` minus its column 2 (C); `out` holds one C.
+        let moved = unsafe { abc.move_row_removing(0, &mut ab, 2, out_ptr) };
         assert_eq!(
             moved,
             RowMove {
@@ -554,7 +555,7 @@ mod tests {
                 moved: None
             }
         );
-        // SAFETY: `take` wrote a C into `out`.
+        // SAFETY: the move wrote the C into `out`.
         assert_eq!(unsafe { out.assume_init() }, C(99));
         assert!(abc.is_empty());
         assert_parallel(&ab);

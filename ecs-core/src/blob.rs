@@ -161,6 +161,21 @@ impl BlobVec {
         self.len += 1;
     }
 
+    /// [`BlobVec::push_from`] without the capacity check, for callers that reserved room
+    /// (a row move reserves once for every column).
+    ///
+    /// # Safety
+    /// As for `push_from`, and `len() < capacity()`.
+    #[inline]
+    pub unsafe fn push_from_unchecked(&mut self, src: NonNull<u8>) {
+        debug_assert!(self.len < self.cap || self.item.size() == 0);
+        // SAFETY: `len < cap` (caller), so slot `len` is writable.
+        let dst = unsafe { self.get_unchecked(self.len) };
+        // SAFETY: `src` is a valid item (caller) and `dst` a writable slot; they do not overlap.
+        unsafe { copy_item(src.as_ptr(), dst.as_ptr(), self.item.size()) };
+        self.len += 1;
+    }
+
     /// Appends a typed value.
     ///
     /// # Safety
