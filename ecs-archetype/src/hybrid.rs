@@ -245,9 +245,17 @@ impl<'a> QueryChunk<'a> for HybridChunk<'a> {
                 }
             }
             HybridChunk::Table {
-                sparse, descriptor, ..
+                chunk,
+                sparse,
+                descriptor,
+                ..
             } => match sparse.set(descriptor.slots()[slot].component) {
-                Some(set) => ColumnAccess::Sparse(set),
+                // A sparse set holding the table's rows in order (entities spawned together)
+                // is walked like one more column.
+                Some(set) => match set.aligned_with(chunk.entities()) {
+                    Some(run) => ColumnAccess::Dense(run),
+                    None => ColumnAccess::Sparse(set),
+                },
                 None => ColumnAccess::Absent,
             },
             HybridChunk::Sparse(chunk) => chunk.column(slot),
@@ -302,7 +310,9 @@ impl<'a> Iterator for HybridChunks<'a> {
 //   in at most one chunk; every entity matching the descriptor is in a table matching its
 //   table slots (required table slots Dense, excluded Absent, exactly as the archetype
 //   backend guarantees); sparse slots answer `Sparse`, whose look-ups only answer for
-//   entities holding the value. All-sparse plans delegate to `SparseStorage`, which upholds
+//   entities holding the value, or `Dense` at the run of the set that holds exactly the
+//   table's entities in order (`SparseSet::aligned_with` compared them), so each row's
+//   value, parallel to the rows. All-sparse plans delegate to `SparseStorage`, which upholds
 //   the same contract.
 // * `is_dense::<T>()` is true only for table components: they never answer `Sparse` (table
 //   chunks answer Dense/Absent for them; all-sparse plans contain no known table slot, and an

@@ -14,9 +14,21 @@ use std::num::NonZeroU64;
 /// Handles are plain values: copying one does not keep the entity alive, and every
 /// [`World`](crate::World) API checks that a handle is still live before using it.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(transparent)]
 pub struct Entity(NonZeroU64);
 
 impl Entity {
+    /// Whether two runs of handles are the same, compared as one block of memory (`memcmp`):
+    /// sparse storages check whether two sets hold a run of entities in the same order.
+    #[inline]
+    pub fn same_run(a: &[Entity], b: &[Entity]) -> bool {
+        // SAFETY: `Entity` is `repr(transparent)` over `NonZeroU64`, itself `repr(transparent)`
+        // over `u64`, so a slice of handles is a valid slice of `u64`s of the same length.
+        let bits =
+            |s: &[Entity]| unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<u64>(), s.len()) };
+        bits(a) == bits(b)
+    }
+
     /// Builds a handle from its parts.
     ///
     /// Returns `None` when `generation` is zero (no live entity ever has generation 0).
@@ -68,6 +80,23 @@ impl fmt::Display for Entity {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn same_run_compares_index_and_generation() {
+        let e = |i, g| Entity::new(i, g).unwrap();
+        let run = [e(1, 1), e(2, 1), e(3, 4)];
+        assert!(Entity::same_run(&run, &[e(1, 1), e(2, 1), e(3, 4)]));
+        assert!(
+            !Entity::same_run(&run, &[e(1, 1), e(2, 1), e(3, 5)]),
+            "generation"
+        );
+        assert!(
+            !Entity::same_run(&run, &[e(1, 1), e(3, 4), e(2, 1)]),
+            "order"
+        );
+        assert!(!Entity::same_run(&run, &run[..2]), "length");
+        assert!(Entity::same_run(&[], &[]));
+    }
 
     #[test]
     fn parts_round_trip() {

@@ -24,6 +24,19 @@
 //! driver when it is no larger than the smallest set: its rows are the packed front of its
 //! sets, parallel in all of them, so every owned slot answers `Dense` and only components
 //! outside the group are looked up.
+//!
+//! Without a group, sets are often aligned anyway: entities spawned with a bundle, or given
+//! a component in a loop, sit in the same order in each set. So before answering `Sparse`,
+//! a slot checks whether its set holds the chunk's rows as one consecutive run
+//! ([`SparseSet::aligned_with`]: one look-up and a `memcmp` of the ids, stopping at the
+//! first difference); if so it answers `Dense` at that run, and the join walks both sets
+//! like a table. When the sets are not aligned the check costs one look-up, or at worst one
+//! extra pass over the ids.
+//!
+//! ```text
+//!   driver D:   [ e7 e8 e9 ]          C: [ e1 e2 e7 e8 e9 e4 ]  -> C's run at 2..5 equals
+//!                                                                the rows: Dense at 2
+//! ```
 
 use ecs_core::component::ComponentId;
 use ecs_core::storage::{ColumnAccess, QueryChunk, QueryDescriptor};
@@ -114,7 +127,8 @@ impl<'a> Driver<'a> {
 ///
 /// # Invariant
 /// Every set of a component in `dense` holds, at each position `p < entities.len()`, the
-/// entity `entities[p]` (its data is parallel to the rows).
+/// entity `entities[p]` (its data is parallel to the rows). (Other sets answer `Dense`
+/// only after [`SparseSet::aligned_with`] found the rows as one run in them.)
 pub struct SparseChunk<'a> {
     storage: &'a SparseStorage,
     descriptor: &'a QueryDescriptor,
@@ -151,7 +165,10 @@ impl<'a> QueryChunk<'a> for SparseChunk<'a> {
         let id = self.descriptor.slots()[slot].component;
         match self.storage.set(id) {
             Some(set) if self.dense.contains(&id) => ColumnAccess::Dense(set.data_ptr()),
-            Some(set) => ColumnAccess::Sparse(set),
+            Some(set) => match set.aligned_with(self.entities) {
+                Some(run) => ColumnAccess::Dense(run),
+                None => ColumnAccess::Sparse(set),
+            },
             None => ColumnAccess::Absent,
         }
     }

@@ -192,6 +192,36 @@ fn table_only_queries_take_the_dense_path() {
 }
 
 #[test]
+fn a_sparse_set_holding_a_tables_rows_in_order_is_walked_densely() {
+    let mut world = HybridWorld::new();
+    let n = scale(200, 12);
+    // Spawned together: OnFire's set holds the (Pos) table's entities in the same order.
+    let entities = world
+        .spawn_batch((0..n).map(|i| (Pos(i as f32), OnFire(i as u32))))
+        .to_vec();
+    let mut state = world.query_state::<(&Pos, &mut OnFire), ()>().unwrap();
+    let slots = |world: &HybridWorld, state: &ecs_core::QueryState<_, (), HybridStorage>| {
+        let storage = world.storage();
+        let mut cache = HybridQueryCache::default();
+        storage.update_query_cache(&mut cache, state.descriptor());
+        storage
+            .query_chunks(&cache, state.descriptor(), &[])
+            .map(|chunk| matches!(chunk.column(1), ColumnAccess::Dense(_)))
+            .collect::<Vec<bool>>()
+    };
+    assert_eq!(slots(&world, &state), vec![true], "OnFire answers Dense");
+    state
+        .iter_mut(&mut world)
+        .for_each(|(p, f)| f.0 += p.0 as u32);
+    assert_eq!(world.get::<OnFire>(entities[5]), Some(&OnFire(10)));
+    // Out of step (one entity loses OnFire, the last takes its place): looked up again.
+    world.remove::<OnFire>(entities[0]).unwrap();
+    assert_eq!(slots(&world, &state), vec![false]);
+    let sum: u32 = world.query::<&OnFire>().map(|f| f.0).sum();
+    assert_eq!(sum, (1..n as u32).map(|i| 2 * i).sum());
+}
+
+#[test]
 fn a_kind_learned_later_refreshes_cached_plans() {
     let mut world = HybridWorld::new();
     world.spawn((Pos(1.0),));

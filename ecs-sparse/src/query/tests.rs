@@ -90,6 +90,70 @@ fn drives_from_the_smallest_required_set() {
 }
 
 #[test]
+fn sets_holding_the_rows_in_order_answer_dense() {
+    let mut world = World::<SparseStorage>::new();
+    // Five entities with only A first, so the (A, D) entities sit at A's positions 5.. .
+    world.spawn_batch((0..5).map(|i| (A(i),)));
+    let both = world
+        .spawn_batch((0..N).map(|i| (A(100 + i), D(u64::from(i)))))
+        .to_vec();
+    let (a, d) = (
+        world.register_component::<A>(),
+        world.register_component::<D>(),
+    );
+    let mut descriptor = QueryDescriptor::default();
+    let slot_a = descriptor.push(a, SlotRole::Required);
+    let slot_d = descriptor.push(d, SlotRole::Required);
+    {
+        let storage = world.storage();
+        let alive = world.entities().alive();
+        let chunk = storage
+            .query_chunks(&(), &descriptor, alive)
+            .next()
+            .unwrap();
+        assert_eq!(chunk.driver(), Some(d));
+        let a_set = storage.set(a).unwrap();
+        let run = a_set.data_ptr().as_ptr().wrapping_add(5 * size_of::<A>());
+        assert!(
+            matches!(chunk.column(slot_a), ColumnAccess::Dense(p) if p.as_ptr() == run),
+            "A holds D's rows in order from position 5"
+        );
+        assert!(matches!(chunk.column(slot_d), ColumnAccess::Dense(_)));
+    }
+    let sum = |world: &mut World<SparseStorage>| {
+        world
+            .query::<(&A, &D)>()
+            .map(|(a, d)| u64::from(a.0) * 1000 + d.0)
+            .sum::<u64>()
+    };
+    let expected: u64 = (0..u64::from(N)).map(|i| (100 + i) * 1000 + i).sum();
+    assert_eq!(sum(&mut world), expected);
+    // Writes through the dense run land on the right entities.
+    world
+        .query::<(&mut A, &D)>()
+        .for_each(|(a, d)| a.0 += d.0 as u32);
+    assert_eq!(world.get::<A>(both[7]), Some(&A(107 + 7)));
+
+    // Removing D from one entity moves D's last entity into its place: the order differs
+    // from A's, so A answers by look-up again, with the same results.
+    world.remove::<D>(both[1]).unwrap();
+    {
+        let storage = world.storage();
+        let alive = world.entities().alive();
+        let chunk = storage
+            .query_chunks(&(), &descriptor, alive)
+            .next()
+            .unwrap();
+        assert!(matches!(chunk.column(slot_a), ColumnAccess::Sparse(_)));
+    }
+    let expected: u64 = (0..u64::from(N))
+        .filter(|&i| i != 1)
+        .map(|i| (100 + 2 * i) * 1000 + i)
+        .sum();
+    assert_eq!(sum(&mut world), expected);
+}
+
+#[test]
 fn a_required_component_without_a_set_yields_no_chunk() {
     let (mut world, _) = populated();
     let a = world.register_component::<A>();
