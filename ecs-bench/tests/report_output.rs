@@ -46,7 +46,7 @@ fn writes_every_output_file() {
     for expected in [
         "simple_iter",
         "measured elsewhere",
-        "`ecs_core::Schedule`, ab and cd in one parallel wave",
+        "`ecs_core::Schedule` (ab beside cd, ce once cd is done)",
         "crates_render_changed",
         "**crates: changed/scan**",
         "serialize",

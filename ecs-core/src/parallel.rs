@@ -1,5 +1,5 @@
 //! The two parallel primitives the crate uses (`par_for_each`'s batches and the schedule's
-//! waves), in one place so they can be swapped under Miri.
+//! dependency graph of systems), in one place so they can be swapped under Miri.
 //!
 //! Normally they run on rayon's global pool. Under Miri they run on `std::thread::scope`
 //! with [`MIRI_THREADS`] threads instead: rayon's work-stealing deque uses crossbeam-epoch,

@@ -130,8 +130,10 @@ pub const TARGETS: &[Target] = &[
     Target::time("fragmented_iter", ALL, Reference::BestOf(PEERS), 1.0).because(
         "26 letter tables of 20 rows: the archetype layout makes one chunk per table, and \
          each chunk's setup (matching, resolving the column, the hybrid's plan check) costs \
-         several rows' work; shipyard walks the one dense Data array. The sparse backend \
-         walks one array too and is level with shipyard (runs under 100 ns are noisy).",
+         several rows' work; shipyard walks the one dense Data array (hecs and bevy_ecs, \
+         archetype layouts too, take 1.4-2x our archetype time). The sparse backend walks \
+         one array too and lands at 1.0-1.25x shipyard: the run is under 100 ns, of which \
+         the query's fixed setup (cached state, driver choice) is a large, noisy part.",
     ),
     Target::time(
         "simple_insert",
@@ -140,11 +142,13 @@ pub const TARGETS: &[Target] = &[
         0.8,
     )
     .because(
-        "both table backends land at 0.8-0.95x shipyard over runs (0.4x hecs and bevy_ecs) \
-         and about 2.2x the `Vec` floor. The floor writes the 100 B of values per entity; \
-         the table layout adds 32 B of bookkeeping (allocator slot, location record, the \
-         table's entity id), and every runner first-touches freshly reserved pages, which \
-         perf shows as the largest share after the column stores (kernel page-fault time).",
+        "both table backends land at 0.85-1.0x shipyard over runs (0.4x hecs and bevy_ecs) \
+         and 2.5-3x the `Vec` floor. perf: the spawn loop is ~53 % of samples (the value \
+         stores and, per value, a type-erased column push: field-to-column index, capacity \
+         check, length update), the entity allocator ~9 %, page faults ~3 %; beside the \
+         floor's 100 B of values per entity the table layout writes 32 B of bookkeeping \
+         (allocator slot, location record, the table's entity id). Writing values in place \
+         and counting lengths once per reservation measured within noise, so it was not kept.",
     ),
     Target::time(
         "add_remove",
@@ -169,10 +173,12 @@ pub const TARGETS: &[Target] = &[
          dependent misses per component, as shipyard does), which no sparse layout avoids.",
     ),
     Target::time("create", ALL, Reference::BestOf(PEERS), 0.6).because(
-        "creating empty entities is dominated by growing per-entity arrays; the archetype \
-         layout keeps three (world allocator 12 B, location record 12 B with its generation, \
-         a row of the empty table 8 B), hecs two, the sparse backend only the allocator \
-         (0.35x hecs).",
+        "creating empty entities is dominated by writing and growing per-entity arrays \
+         (perf: the spawn path, the allocator, and ~11-14 % in memmove as the arrays double); \
+         the archetype layout keeps three (world allocator 12 B, location record 12 B with \
+         its generation, a row of the empty table 8 B), hecs two, the sparse backend only \
+         the allocator (0.45x hecs). Keeping the location in the allocator's slot, as hecs \
+         does, needs an allocator owned by the backend; ours is shared by every backend.",
     ),
     Target {
         workload: "create",
@@ -183,13 +189,16 @@ pub const TARGETS: &[Target] = &[
             "every entity of the archetype layout has a table row (8 B) and a location record \
              (12 B: table, row and the generation that lets a `get` check a handle without \
              reading the row) beside the world's entity allocator (12 B): 32 B; the sparse \
-             backend stores nothing for an entity without components (12.6 B).",
+             backend stores nothing for an entity without components (12.6 B). An archetype \
+             layout needs at least a generation, a location and a table entry per entity \
+             (16 B with 4-byte ids in tables, before growth slack: hecs peaks at 19 B).",
         ),
     },
     Target::time("add", &["sparse", "hybrid"], Reference::BestOf(PEERS), 0.8).because(
         "the hybrid backend stores `add`'s four components in tables (their declared \
-         StorageKind), so each single insert moves the row as in the archetype backend; \
-         declared Sparse they would take the sparse backend's path (0.4x shipyard).",
+         StorageKind), so each single insert moves the row as in the archetype backend \
+         (0.79-0.85x shipyard over runs: at the bound); declared Sparse they would take the \
+         sparse backend's path (0.4x shipyard).",
     ),
     Target::time("add_write_delete", ALL, Reference::Runner("hecs"), 0.5).because(
         "every insert moves the row to the next table (four moves per entity); the hybrid \
@@ -220,9 +229,10 @@ pub const TARGETS: &[Target] = &[
          shared 2-core machine, so the ratio sits at the bound (hecs 1.0-1.07x too).",
     ),
     Target::time("schedule", ALL, Reference::BestOf(SCHEDULER_PEERS), 0.8).because(
-        "a sparse join reads, per row, the entity id that matches the second component (8 B \
-         beside a 4 B value), and the 40,000-row (A, B) join's values and ids outgrow the L2 \
-         cache; archetype rows hold the values side by side (0.5x shipyard).",
+        "systems start as soon as the earlier systems they conflict with finish, the calling \
+         thread running one of them; sparse and hybrid joins over sets spawned together walk \
+         them densely. What is left is one rayon hand-off per run, which a shared 2-core \
+         machine delays now and then.",
     ),
 ];
 
