@@ -78,6 +78,24 @@ pub(crate) struct RowMove {
     pub(crate) moved: Option<Entity>,
 }
 
+/// Moves row `row`'s value of each `(from, to)` column pair to the end of `to` and
+/// swap-removes it from `from` (forgotten there, so it is owned once, by `to`).
+///
+/// # Safety
+/// Each pair holds one component; `row < from.len()`; `to` has room for one more item.
+unsafe fn move_paired<'a>(
+    pairs: impl Iterator<Item = (&'a mut BlobVec, &'a mut BlobVec)>,
+    row: usize,
+) {
+    for (from, to) in pairs {
+        // SAFETY: as the caller promises.
+        unsafe {
+            to.push_from_unchecked(from.get_unchecked(row));
+            from.swap_remove_forget_unchecked(row);
+        }
+    }
+}
+
 /// The entities of one archetype and their components, one column per component.
 ///
 /// # Invariants
@@ -272,14 +290,9 @@ impl Table {
         dst.reserve(1);
         let (before, rest) = dst.columns.split_at_mut(at);
         let (added, after) = rest.split_first_mut().expect("`at` is a column of `dst`");
-        for (to, from) in before.iter_mut().chain(after).zip(self.columns.iter_mut()) {
-            // SAFETY: the columns pair up (same component, caller); `row < len`; room was
-            // reserved; the value is owned once, by `dst`, after the forgetting remove.
-            unsafe {
-                to.push_from_unchecked(from.get_unchecked(row));
-                from.swap_remove_forget_unchecked(row);
-            }
-        }
+        let pairs = self.columns.iter_mut().zip(before.iter_mut().chain(after));
+        // SAFETY: the columns pair up (same component, caller); `row < len`; room reserved.
+        unsafe { move_paired(pairs, row) };
         // SAFETY: `value` is an owned value of the added component (caller); room reserved.
         unsafe { added.push_from_unchecked(value) };
         self.move_entity_to(row, dst)
@@ -309,13 +322,9 @@ impl Table {
         dst.reserve(1);
         let (before, rest) = self.columns.split_at_mut(at);
         let (removed, after) = rest.split_first_mut().expect("`at` is a column of `self`");
-        for (from, to) in before.iter_mut().chain(after).zip(dst.columns.iter_mut()) {
-            // SAFETY: as in `move_row_adding`.
-            unsafe {
-                to.push_from_unchecked(from.get_unchecked(row));
-                from.swap_remove_forget_unchecked(row);
-            }
-        }
+        let pairs = before.iter_mut().chain(after).zip(dst.columns.iter_mut());
+        // SAFETY: the columns pair up (same component, caller); `row < len`; room reserved.
+        unsafe { move_paired(pairs, row) };
         // SAFETY: `row < len`; `out` is writable and disjoint (caller); the value leaves the
         // column (moved out).
         unsafe { removed.swap_remove_into_unchecked(row, out) };

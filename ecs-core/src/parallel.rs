@@ -10,7 +10,7 @@
 //! threads and its data-race detector. (The rayon path also passes with
 //! `MIRIFLAGS="-Zmiri-tree-borrows -Zmiri-ignore-leaks"`.)
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Threads used under Miri.
 #[cfg(miri)]
@@ -58,8 +58,6 @@ struct GraphRun<'a, F> {
     dependents: &'a [Vec<usize>],
     /// For each job, how many of the jobs it waits for have not finished yet.
     remaining: Vec<AtomicUsize>,
-    /// Set once a job asked to stop: no job starts after that.
-    stopped: AtomicBool,
     job: F,
 }
 
@@ -68,11 +66,8 @@ impl<F: Fn(usize) -> bool + Sync> GraphRun<'_, F> {
     /// so a chain of jobs runs without waking another thread), the others through `spawn`.
     fn run_from(&self, mut node: usize, spawn: &mut impl FnMut(usize)) {
         loop {
-            if self.stopped.load(Ordering::Relaxed) {
-                return;
-            }
             if !(self.job)(node) {
-                self.stopped.store(true, Ordering::Relaxed);
+                // Failed: what waits for it never becomes ready.
                 return;
             }
             let mut next = None;
@@ -99,8 +94,9 @@ impl<F: Fn(usize) -> bool + Sync> GraphRun<'_, F> {
 ///
 /// `dependents[i]` lists the jobs that wait for job `i`; `waits[i]` is how many jobs job
 /// `i` waits for (the number of lists naming it); `roots` are the jobs to start with
-/// (`waits` 0). `job(i)` runs job `i` and answers whether to go on: after a `false`, jobs
-/// already running finish but no other job starts.
+/// (`waits` 0). `job(i)` runs job `i` and answers whether it succeeded: after a `false`,
+/// the jobs that wait for job `i`, directly or through others, never start; every other job
+/// still runs. Which jobs run therefore depends only on which fail, not on timing.
 ///
 /// The calling thread runs the first root itself (rayon's `in_place_scope`): handing every
 /// job to the pool from outside it would park the caller and wake a worker first, a
@@ -115,7 +111,6 @@ pub fn run_graph(
     let run = GraphRun {
         dependents,
         remaining: waits.iter().map(|&w| AtomicUsize::new(w)).collect(),
-        stopped: AtomicBool::new(false),
         job,
     };
     let mut roots = roots.into_iter();
@@ -204,18 +199,24 @@ mod tests {
     }
 
     #[test]
-    fn graph_stops_starting_jobs_after_a_false() {
+    fn a_failed_job_skips_exactly_what_waits_for_it() {
         let (dependents, waits) = graph();
-        let runs: Vec<AtomicUsize> = (0..6).map(|_| AtomicUsize::new(0)).collect();
-        // Job 0 says stop: 1, 2 and 3 wait for it and never start; the chain 4 -> 5 may
-        // have started before the stop was seen.
-        run_graph(&dependents, &waits, [0, 4], |i| {
-            runs[i].fetch_add(1, Ordering::SeqCst);
-            i != 0
-        });
-        let ran: Vec<usize> = runs.iter().map(|r| r.load(Ordering::SeqCst)).collect();
-        assert_eq!(&ran[..4], &[1, 0, 0, 0]);
-        assert!(ran[4] <= 1 && ran[5] <= ran[4]);
+        for failing in [0, 1, 4] {
+            let runs: Vec<AtomicUsize> = (0..6).map(|_| AtomicUsize::new(0)).collect();
+            run_graph(&dependents, &waits, [0, 4], |i| {
+                runs[i].fetch_add(1, Ordering::SeqCst);
+                i != failing
+            });
+            let ran: Vec<usize> = runs.iter().map(|r| r.load(Ordering::SeqCst)).collect();
+            let expected = match failing {
+                // 1, 2 and 3 wait for 0; the chain 4 -> 5 does not.
+                0 => [1, 0, 0, 0, 1, 1],
+                // 3 waits for 1 (and 2); 2 and the chain run.
+                1 => [1, 1, 1, 0, 1, 1],
+                _ => [1, 1, 1, 1, 1, 0],
+            };
+            assert_eq!(ran, expected, "job {failing} failed");
+        }
     }
 
     #[test]

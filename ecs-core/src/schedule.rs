@@ -25,8 +25,9 @@
 //! The sync point is the end of [`Schedule::run`]: every system's deferred work (its
 //! [`Commands`](crate::Commands)) is applied then, in the order the systems were added.
 //!
-//! A system that panics is caught; the systems already running finish, no other system
-//! starts, the commands of the systems that ran are applied and the panicking system's are discarded
+//! A system that panics is caught; the systems that wait for it (directly or through
+//! others) are skipped, every other system still runs (in parallel and in sequential mode
+//! alike, whatever the timing), the commands of the systems that ran are applied and the panicking system's are discarded
 //! (entities it reserved are despawned), and then the panic resumes. The world is left
 //! consistent: systems cannot change its structure while they run, and every component write
 //! they made is a complete write of a valid value. (The panicking system's change filters
@@ -280,21 +281,13 @@ impl<S: Storage> Schedule<S> {
         self.initialize(world)?;
         world.flush();
         let mut panics: Vec<Panic> = self.entries.iter().map(|_| None).collect();
+        let plan = self.take_plan();
         if self.parallel {
-            let plan = self.take_plan();
             run_plan(&plan, &mut self.entries, world, &mut panics);
-            self.plan = Some(plan);
         } else {
-            let shared: &World<S> = world;
-            for (entry, panic) in self.entries.iter_mut().zip(&mut panics) {
-                if entry.enabled {
-                    *panic = run_caught(entry.system.as_mut(), shared);
-                    if panic.is_some() {
-                        break;
-                    }
-                }
-            }
+            run_in_order(&plan, &mut self.entries, world, &mut panics);
         }
+        self.plan = Some(plan);
         // The sync point, in insertion order.
         for (entry, panic) in self.entries.iter_mut().zip(&panics) {
             match panic {
@@ -310,11 +303,36 @@ impl<S: Storage> Schedule<S> {
     }
 }
 
+/// Runs the enabled systems one after the other in insertion order, skipping those that
+/// wait for a system that panicked or was skipped (the same systems `run_plan` skips).
+fn run_in_order<S: Storage>(
+    plan: &Plan,
+    entries: &mut [Entry<S>],
+    world: &World<S>,
+    panics: &mut [Panic],
+) {
+    let mut skipped = vec![false; entries.len()];
+    for (i, (entry, panic)) in entries.iter_mut().zip(panics.iter_mut()).enumerate() {
+        if !entry.enabled {
+            continue;
+        }
+        if !skipped[i] {
+            *panic = run_caught(entry.system.as_mut(), world);
+        }
+        if skipped[i] || panic.is_some() {
+            // Dependents come later in insertion order, so this reaches them in time.
+            for &d in &plan.dependents[i] {
+                skipped[d] = true;
+            }
+        }
+    }
+}
+
 /// A caught panic's payload, if the system panicked.
 type Panic = Option<Box<dyn Any + Send>>;
 
 /// Runs the plan's systems on rayon, each once the earlier systems it conflicts with have
-/// finished, recording panics; no system starts after one panicked.
+/// finished, recording panics; the systems that wait for a panicked one are skipped.
 fn run_plan<S: Storage>(
     plan: &Plan,
     entries: &mut [Entry<S>],

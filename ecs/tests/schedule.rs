@@ -22,6 +22,7 @@ backends! {
     par_for_each_in_systems,
     par_for_each_visits_every_row_once,
     a_chain_runs_beside_a_long_system,
+    a_panic_skips_exactly_the_systems_waiting_for_it,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -425,4 +426,44 @@ fn a_chain_runs_beside_a_long_system<S: Storage>() {
     s.run(&mut world);
     // `last` ran after `first`, as their conflict demands.
     assert_eq!(world.query::<&D>().next().map(|d| d.0), Some(4.0));
+}
+
+fn a_panic_skips_exactly_the_systems_waiting_for_it<S: Storage>() {
+    fn boom<S: Storage>(_q: Query<'_, '_, &mut A, (), S>) {
+        panic!("boom");
+    }
+    fn after_boom<S: Storage>(mut q: Query<'_, '_, &mut A, (), S>) {
+        q.for_each(|a| a.0 = -1.0);
+    }
+    fn after_after<S: Storage>(mut q: Query<'_, '_, (&A, &mut D), (), S>) {
+        q.for_each(|(_, d)| d.0 = -1.0);
+    }
+    fn beside<S: Storage>(mut q: Query<'_, '_, &mut B, (), S>) {
+        q.for_each(|b| b.0 += 1.0);
+    }
+    fn after_beside<S: Storage>(mut q: Query<'_, '_, &mut B, (), S>) {
+        q.for_each(|b| b.0 *= 10.0);
+    }
+    for parallel in [true, false] {
+        for _ in 0..if parallel { 20 } else { 1 } {
+            let mut world = World::<S>::new();
+            world.spawn((A(1.0), B(1.0), D(1.0)));
+            let mut s = Schedule::<S>::new();
+            s.set_parallel(parallel);
+            s.add_system(boom::<S>);
+            s.add_system(beside::<S>);
+            s.add_system(after_boom::<S>);
+            s.add_system(after_beside::<S>);
+            s.add_system(after_after::<S>);
+            let result = catch_unwind(AssertUnwindSafe(|| s.run(&mut world)));
+            assert!(result.is_err(), "the panic resumes after the sync point");
+            // `after_boom` waits for `boom` (A) and `after_after` for `after_boom` (A):
+            // skipped. `beside` and `after_beside` (B) wait for nothing that failed: ran.
+            let row = world
+                .query::<(&A, &B, &D)>()
+                .next()
+                .map(|(a, b, d)| (a.0, b.0, d.0));
+            assert_eq!(row, Some((1.0, 20.0, 1.0)), "parallel: {parallel}");
+        }
+    }
 }
