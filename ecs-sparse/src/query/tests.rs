@@ -42,6 +42,15 @@ fn populated() -> (World<SparseStorage>, Vec<Entity>) {
     (world, entities)
 }
 
+/// The chunk of a query over `world` (a sparse query yields at most one).
+fn the_chunk<'a>(
+    world: &'a World<SparseStorage>,
+    descriptor: &'a QueryDescriptor,
+) -> Option<SparseChunk<'a>> {
+    let alive = world.entities().alive();
+    world.storage().query_chunks(&(), descriptor, alive).next()
+}
+
 fn sorted(mut entities: Vec<Entity>) -> Vec<Entity> {
     entities.sort_unstable();
     entities
@@ -106,12 +115,7 @@ fn sets_holding_the_rows_in_order_answer_dense() {
     let slot_d = descriptor.push(d, SlotRole::Required);
     // Where slot `slot` of the query's one chunk reads: the run's start, or `None` (look-up).
     let dense_at = |world: &World<SparseStorage>, slot: usize| {
-        let alive = world.entities().alive();
-        let chunk = world
-            .storage()
-            .query_chunks(&(), &descriptor, alive)
-            .next()
-            .unwrap();
+        let chunk = the_chunk(world, &descriptor).unwrap();
         assert_eq!(chunk.driver(), Some(d));
         match chunk.column(slot) {
             ColumnAccess::Dense(p) => Some(p.as_ptr()),
@@ -158,12 +162,7 @@ fn a_required_component_without_a_set_yields_no_chunk() {
     let mut descriptor = QueryDescriptor::default();
     descriptor.push(a, SlotRole::Required);
     descriptor.push(d, SlotRole::Required);
-    let alive = world.entities().alive();
-    assert!(world
-        .storage()
-        .query_chunks(&(), &descriptor, alive)
-        .next()
-        .is_none());
+    assert!(the_chunk(&world, &descriptor).is_none());
     assert_eq!(world.query::<(&A, &D)>().count(), 0);
 }
 
@@ -175,12 +174,8 @@ fn without_required_slots_every_live_entity_is_a_row() {
     let mut descriptor = QueryDescriptor::default();
     let slot_b = descriptor.push(b, SlotRole::Optional);
     let slot_d = descriptor.push(d, SlotRole::Excluded);
+    let chunk = the_chunk(&world, &descriptor).unwrap();
     let alive = world.entities().alive();
-    let chunk = world
-        .storage()
-        .query_chunks(&(), &descriptor, alive)
-        .next()
-        .unwrap();
     assert_eq!((chunk.entities(), chunk.driver()), (alive, None));
     assert!(matches!(chunk.column(slot_b), ColumnAccess::Sparse(_)));
     assert!(matches!(chunk.column(slot_d), ColumnAccess::Absent));
