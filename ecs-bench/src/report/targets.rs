@@ -142,7 +142,7 @@ pub const TARGETS: &[Target] = &[
         0.8,
     )
     .because(
-        "both table backends land at 0.85-1.0x shipyard over runs (0.4x hecs and bevy_ecs) \
+        "both table backends land at 0.85-1.05x shipyard over runs (0.4x hecs and bevy_ecs) \
          and 2.5-3x the `Vec` floor. perf: the spawn loop is ~53 % of samples (the value \
          stores and, per value, a type-erased column push: field-to-column index, capacity \
          check, length update), the entity allocator ~9 %, page faults ~3 %; beside the \
