@@ -27,10 +27,10 @@
 //!
 //! A system that panics is caught; the systems that wait for it (directly or through
 //! others) are skipped, every other system still runs (in parallel and in sequential mode
-//! alike, whatever the timing), the commands of the systems that ran are applied and the panicking system's are discarded
-//! (entities it reserved are despawned), and then the panic resumes. The world is left
-//! consistent: systems cannot change its structure while they run, and every component write
-//! they made is a complete write of a valid value. (The panicking system's change filters
+//! alike, whatever the timing), the commands of the systems that ran are applied and the
+//! panicking system's are discarded (entities it reserved are despawned), and then the
+//! panic resumes. The world is left consistent: systems cannot change its structure while
+//! they run, and every component write they made is a complete write of a valid value. (The panicking system's change filters
 //! had already moved their cursors when its run began: the changes of that run are not
 //! reported to it again.)
 

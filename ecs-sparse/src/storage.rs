@@ -133,9 +133,9 @@ impl BundleVisitor for BundleWriter<'_> {
 //   (`Group` invariant). `Dense` pointers are the data of the driving set, or of each owned
 //   set of the driving group, parallel to the chunk's entities (same invariant), or of
 //   another set at the run where it holds exactly the chunk's entities in order
-//   (`aligned_with` compared them), so also parallel. Other
-//   slots are `Sparse` look-ups that answer only for entities the set holds, or `Absent` when no set exists; a required slot is never `Absent` (no chunk is
-//   yielded then).
+//   (`aligned_with` compared them), so also parallel. Other slots are `Sparse` look-ups
+//   that answer only for entities the set holds, or `Absent` when no set exists; a required
+//   slot is never `Absent` (no chunk is yielded then).
 // * `is_dense` is false for every type, so the dense-only promises do not apply.
 // * `place` is a `ByEntity` (reads are `get_ptr`); no chunk has a key, no entity a row.
 // * Every value moved in is dropped once (`despawn`, `clear`, the sets' `Drop`) or moved out
