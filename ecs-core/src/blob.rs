@@ -189,6 +189,36 @@ impl BlobVec {
         self.len += 1;
     }
 
+    /// [`BlobVec::push`] without the capacity check, for callers that reserved room (a batch
+    /// reserves once for many values).
+    ///
+    /// # Safety
+    /// As for `push`, and `len() < capacity()`.
+    #[inline(always)]
+    pub unsafe fn push_unchecked<T>(&mut self, value: T) {
+        debug_assert_eq!(Layout::new::<T>().pad_to_align(), self.item);
+        debug_assert!(self.len < self.cap || self.item.size() == 0);
+        // SAFETY: slot `len` is within capacity (caller) and `T` is the item type (caller).
+        unsafe { self.get_unchecked(self.len).cast::<T>().write(value) };
+        self.len += 1;
+    }
+
+    /// Drops the items from `len` on, keeping the first `len`; does nothing if there are not
+    /// more than `len`. Every item is dropped even if one's `Drop` panics.
+    pub fn truncate(&mut self, len: usize) {
+        if len >= self.len {
+            return;
+        }
+        let old = std::mem::replace(&mut self.len, len);
+        let Some(drop) = self.drop else { return };
+        let (ptr, size) = (self.ptr, self.item.size());
+        crate::unwind::for_each_completing(len..old, |i| {
+            // SAFETY: items `len..old` were initialised and, with `len` already lowered, are
+            // dropped here exactly once.
+            unsafe { drop(ptr.add(i * size).as_ptr()) }
+        });
+    }
+
     /// Exchanges items `a` and `b` (bytewise; both stay owned by the vector).
     ///
     /// # Safety
@@ -285,14 +315,7 @@ impl BlobVec {
     /// Drops every item. If a drop panics the remaining items are still dropped and the array
     /// is left empty (the length is cleared before any drop runs).
     pub fn clear(&mut self) {
-        let len = std::mem::replace(&mut self.len, 0);
-        let Some(drop) = self.drop else { return };
-        let (ptr, size) = (self.ptr, self.item.size());
-        crate::unwind::for_each_completing(0..len, |i| {
-            // SAFETY: items `0..len` were initialised and, with `len` already 0, are dropped
-            // here exactly once.
-            unsafe { drop(ptr.add(i * size).as_ptr()) }
-        });
+        self.truncate(0);
     }
 }
 
@@ -532,6 +555,31 @@ mod tests {
         }
         assert!(catch_unwind(AssertUnwindSafe(|| v.clear())).is_err());
         assert_eq!((v.len(), drops.get()), (0, 5));
+    }
+
+    #[test]
+    fn truncate_drops_only_the_tail_and_finishes_after_panic() {
+        let drops = Rc::new(Cell::new(0));
+        let mut v = BlobVec::new(Layout::new::<PanicOnDrop>(), Some(drop_pod));
+        v.reserve(6);
+        for i in 0..6 {
+            // SAFETY: the array holds PanicOnDrop and room for 6 was reserved.
+            unsafe { v.push_unchecked(PanicOnDrop(i == 3, drops.clone())) };
+        }
+        v.truncate(9);
+        assert_eq!(
+            (v.len(), drops.get()),
+            (6, 0),
+            "a longer length changes nothing"
+        );
+        assert!(catch_unwind(AssertUnwindSafe(|| v.truncate(2))).is_err());
+        assert_eq!(
+            (v.len(), drops.get()),
+            (2, 4),
+            "items 2..6 dropped despite the panic"
+        );
+        drop(v);
+        assert_eq!(drops.get(), 6);
     }
 
     #[test]

@@ -139,12 +139,44 @@ impl Entities {
         }
     }
 
-    /// Reserves room for `additional` more entities without reallocating.
+    /// Makes sure the next `additional` calls to [`Entities::alloc`] find a pre-linked free
+    /// slot, so each is a read and an increment: the fresh indices they need are linked into
+    /// the free region now, in one pass over both arrays (what a batch spawn wants, instead
+    /// of growing both arrays one entity at a time).
+    ///
+    /// The linked slots are ordinary free slots (generation 1, handed out in index order),
+    /// so handing out fewer than `additional` leaks nothing: the rest wait for later spawns.
+    ///
+    /// # Panics
+    /// When the fresh indices would exhaust the index space (as `alloc`).
     pub fn reserve(&mut self, additional: usize) {
+        debug_assert_eq!(*self.reserved.get_mut(), 0, "flush reservations first");
         let free = (self.free_end - self.alive) as usize;
         let fresh = additional.saturating_sub(free);
+        if fresh == 0 {
+            return;
+        }
+        let start = self.dense.len();
+        let end = start
+            .checked_add(fresh)
+            .filter(|&end| end <= u32::MAX as usize)
+            .expect("entity index space exhausted (2^32 - 1 slots in use or retired)");
+        // `end <= u32::MAX`, so every index below it fits a `u32` and is not `u32::MAX`.
+        let (start, end) = (start as u32, end as u32);
         self.dense.reserve(fresh);
         self.sparse.reserve(fresh);
+        self.dense
+            .extend((start..end).map(|i| Entity::new(i, 1).expect("generation 1 is non-zero")));
+        self.sparse.extend(start..end);
+        if self.free_end == start {
+            self.free_end = end;
+            return;
+        }
+        // Retired slots sit between the free region and the fresh ones: move them behind.
+        for index in start..end {
+            self.swap_positions(self.free_end, index);
+            self.free_end += 1;
+        }
     }
 
     /// Hands out a live entity: a recycled slot if one is free, else a fresh index. The
@@ -384,6 +416,54 @@ mod tests {
             assert!(es.contains(*e));
         }
         assert!(es.retired() <= 1);
+    }
+
+    /// An allocator with live, free and retired slots (generation cap 3 in tests).
+    fn churned() -> Entities {
+        let mut es = Entities::new();
+        let v: Vec<_> = (0..6).map(|_| es.alloc()).collect();
+        let mut cur = v[0];
+        while cur.generation() < MAX_GENERATION {
+            assert!(es.free(cur));
+            cur = es.alloc();
+        }
+        assert!(es.free(cur));
+        assert!(es.free(v[3]));
+        assert_eq!(es.retired(), 1);
+        es
+    }
+
+    #[test]
+    fn reserve_links_fresh_slots_that_alloc_hands_out_in_the_same_order() {
+        for additional in [0, 1, 2, 7] {
+            let (mut plain, mut reserved) = (churned(), churned());
+            reserved.reserve(additional);
+            check_invariants(&reserved);
+            assert_eq!(reserved.len(), plain.len(), "reserving makes nothing live");
+            assert_eq!(reserved.retired(), 1, "the retired slot stays retired");
+            for _ in 0..additional + 2 {
+                assert_eq!(reserved.alloc(), plain.alloc());
+            }
+            check_invariants(&reserved);
+        }
+    }
+
+    #[test]
+    fn reserved_but_unused_slots_are_free_not_lost() {
+        let mut es = Entities::new();
+        es.reserve(10);
+        assert_eq!((es.len(), es.index_bound()), (0, 10));
+        let e = es.reserve_entity();
+        es.flush(|_| {});
+        assert_eq!(e.index(), 0);
+        let rest: Vec<_> = (0..9).map(|_| es.alloc()).collect();
+        assert_eq!(
+            es.index_bound(),
+            10,
+            "every later spawn reuses the linked slots"
+        );
+        assert!(rest.iter().all(|&r| es.contains(r) && r.generation() == 1));
+        check_invariants(&es);
     }
 
     #[test]

@@ -252,6 +252,53 @@ impl SparseSet {
         self.entities.push(entity);
     }
 
+    /// Appends `value` as a *pending* row: a value whose entity is linked later, by
+    /// [`SparseSet::link_pending`]. A batch spawn writes every value first and then links
+    /// each set's entities in one pass over its two index arrays, instead of touching all
+    /// three arrays of every set for each entity.
+    ///
+    /// # Safety
+    /// `T` is the set's component type; the data array has room (see [`SparseSet::reserve`]);
+    /// until `link_pending` runs, no other method is called on the set (its dense arrays are
+    /// not parallel meanwhile).
+    #[inline(always)]
+    pub(crate) unsafe fn push_pending<T>(&mut self, value: T) {
+        // SAFETY: forwarded contract.
+        unsafe { self.data.push_unchecked(value) };
+    }
+
+    /// Links the pending rows to `batch` in order (pending row `i` is `batch[i]`'s value) and
+    /// drops any pending row left without an entity, so the dense arrays are parallel again.
+    ///
+    /// # Panics
+    /// If the set already holds an index of `batch` (or `batch` repeats one), or would pass
+    /// `u32::MAX - 1` values: the pending rows from that entity on are dropped first, so the
+    /// set is consistent and holds the rows linked before it.
+    pub(crate) fn link_pending(&mut self, batch: &[Entity]) {
+        let pending = self.data.len() - self.entities.len();
+        let batch = &batch[..pending.min(batch.len())];
+        ecs_core::blob::reserve_amortized(&mut self.entities, batch.len());
+        let mut refused = None;
+        for &entity in batch {
+            let pos = self.entities.len();
+            let slot = self.sparse.entry_mut(entity.index());
+            if *slot != ABSENT || pos >= u32::MAX as usize {
+                refused = Some(entity);
+                break;
+            }
+            *slot = slot_of(entity, pos);
+            self.entities.push(entity);
+        }
+        self.data.truncate(self.entities.len());
+        if let Some(entity) = refused {
+            panic!(
+                "entity index {} is already in the sparse set, or the set is full (linking \
+                 {entity:?})",
+                entity.index()
+            );
+        }
+    }
+
     /// Exchanges the entities (and values) at dense positions `a` and `b`, repairing both
     /// sparse entries: what owning groups use to pack their entities at the front.
     ///

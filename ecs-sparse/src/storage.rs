@@ -122,6 +122,101 @@ impl BundleVisitor for BundleWriter<'_> {
     }
 }
 
+/// The sets of a batch's bundle, taken out of the storage in field order while the batch is
+/// written, so one entity's values go to several sets through plain `&mut`.
+///
+/// Values are pushed as pending rows and the batch's entities collected in `batch`; on drop
+/// (at the end of the batch, or while unwinding from a panicking bundle iterator) every set
+/// is put back and its pending rows linked to `batch`, so no set and no value is lost.
+///
+/// # Invariant
+/// `sets[i]` is the set of `ids[i]` (its slot in the storage is `None` meanwhile), and each
+/// holds one pending row per entity of `batch` (in order), or more only while a bundle is
+/// being visited; `batch` has room for one more entity whenever `room > 0`, and so does the
+/// data array of every set.
+struct TakenSets<'a> {
+    storage: &'a mut SparseStorage,
+    ids: &'a [ComponentId],
+    sets: Vec<SparseSet>,
+    batch: Vec<Entity>,
+    room: usize,
+}
+
+impl<'a> TakenSets<'a> {
+    /// Takes the sets of `ids` (distinct, as `BundleInfo` guarantees), creating missing ones.
+    fn take(
+        storage: &'a mut SparseStorage,
+        ids: &'a [ComponentId],
+        components: &Components,
+    ) -> Self {
+        let sets = ids
+            .iter()
+            .map(|&id| {
+                storage.set_mut(id, components);
+                storage.sets[id.index()]
+                    .take()
+                    .expect("`set_mut` created the set")
+            })
+            .collect();
+        TakenSets {
+            storage,
+            ids,
+            sets,
+            batch: Vec::new(),
+            room: 0,
+        }
+    }
+
+    /// Writes one entity's bundle as pending rows, reserving room for `more` further entities
+    /// (the iterator's lower bound) when the last reservation is used up.
+    #[inline]
+    fn write<B: Bundle>(&mut self, entity: Entity, bundle: B, more: usize) {
+        if self.room == 0 {
+            self.room = more.saturating_add(1);
+            self.batch.reserve(self.room);
+            for set in &mut self.sets {
+                set.reserve(self.room);
+            }
+        }
+        bundle.visit(&mut BatchWriter {
+            sets: &mut self.sets,
+        });
+        self.room -= 1;
+        // Room was reserved: this push does not reallocate.
+        self.batch.push(entity);
+    }
+}
+
+impl Drop for TakenSets<'_> {
+    fn drop(&mut self) {
+        for (&id, set) in self.ids.iter().zip(self.sets.drain(..)) {
+            self.storage.sets[id.index()] = Some(set);
+        }
+        let (sets, batch) = (&mut self.storage.sets, &self.batch);
+        for_each_completing(self.ids.iter(), |id| {
+            if let Some(set) = sets[id.index()].as_mut() {
+                set.link_pending(batch);
+            }
+        });
+    }
+}
+
+/// Pushes each value of one bundle of a batch onto its (taken) set as a pending row.
+struct BatchWriter<'a> {
+    sets: &'a mut [SparseSet],
+}
+
+impl BundleVisitor for BatchWriter<'_> {
+    #[inline(always)]
+    fn visit<T: Component>(&mut self, index: usize, value: T) {
+        // SAFETY: `sets[index]` is the set of field `index`'s component (`TakenSets::take`
+        // follows `BundleInfo::components`, which is in field order), whose type the `Bundle`
+        // contract says is `T`; its data array has room (`TakenSets` invariant, `write`
+        // reserved); only pending pushes reach a taken set until `link_pending`.
+        unsafe { self.sets[index].push_pending(value) };
+    }
+}
+
 // SAFETY: the `Storage` contract, point by point:
 // * Values live in each set's `BlobVec`, a raw allocation outside any `&self` borrow;
 //   `get_ptr` answers from the set's dense data, and distinct (entity, component) pairs are
@@ -172,6 +267,27 @@ unsafe impl Storage for SparseStorage {
             for &id in info.components() {
                 self.gained(entity, id);
             }
+        }
+    }
+
+    /// Resolves the bundle's sets once and writes each bundle straight into them; with
+    /// owning groups, each entity is spawned on its own so the groups see every arrival.
+    fn spawn_batch<B: Bundle>(
+        &mut self,
+        batch: impl Iterator<Item = (Entity, B)>,
+        info: &BundleInfo,
+        components: &Components,
+    ) {
+        if !self.groups.is_empty() {
+            for (entity, bundle) in batch {
+                self.spawn(entity, bundle, info, components);
+            }
+            return;
+        }
+        let mut taken = TakenSets::take(self, info.components(), components);
+        let mut batch = batch;
+        while let Some((entity, bundle)) = batch.next() {
+            taken.write(entity, bundle, batch.size_hint().0);
         }
     }
 

@@ -216,6 +216,73 @@ fn second_insert_of_an_index_panics_and_changes_nothing() {
     assert_consistent(&set);
 }
 
+/// Pushes one pending `Rc` per entity of `batch` (reserving room first).
+fn push_pending_rcs(set: &mut SparseSet, counter: &Rc<()>, count: usize) {
+    set.reserve(count);
+    for _ in 0..count {
+        // SAFETY: the set holds Rc<()>, room was reserved, and only pending pushes follow
+        // until the caller links.
+        unsafe { set.push_pending(counter.clone()) };
+    }
+}
+
+#[test]
+fn pending_rows_link_to_the_batch_in_order() {
+    let counter = Rc::new(());
+    let mut set = set_for::<Rc<()>>();
+    // SAFETY: the set holds Rc<()>.
+    unsafe { set.insert(entity(5, 1), counter.clone()) };
+    let batch: Vec<Entity> = (0..N).map(|i| entity(index_of(i) + 7, 2)).collect();
+    let batch: Vec<Entity> = batch
+        .into_iter()
+        .filter(|e| e.index() != 5)
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    push_pending_rcs(&mut set, &counter, batch.len());
+    set.link_pending(&batch);
+    assert_consistent(&set);
+    assert_eq!(&set.entities()[1..], &batch[..]);
+    assert_eq!(Rc::strong_count(&counter), batch.len() + 2);
+}
+
+#[test]
+fn pending_rows_without_an_entity_are_dropped() {
+    let counter = Rc::new(());
+    let mut set = set_for::<Rc<()>>();
+    push_pending_rcs(&mut set, &counter, 5);
+    set.link_pending(&[entity(1, 1), entity(2, 1)]);
+    assert_consistent(&set);
+    assert_eq!(set.entities(), &[entity(1, 1), entity(2, 1)]);
+    assert_eq!(
+        Rc::strong_count(&counter),
+        3,
+        "three unlinked values dropped"
+    );
+}
+
+#[test]
+fn linking_a_held_or_repeated_index_panics_and_keeps_the_rows_before_it() {
+    for refused in [entity(3, 2), entity(8, 1)] {
+        let counter = Rc::new(());
+        let mut set = set_for::<Rc<()>>();
+        // SAFETY: the set holds Rc<()>.
+        unsafe { set.insert(entity(3, 1), counter.clone()) };
+        push_pending_rcs(&mut set, &counter, 4);
+        // `entity(3, 2)`: the set holds index 3; `entity(8, 1)` repeats within the batch.
+        let batch = [entity(8, 1), refused, entity(9, 1), entity(10, 1)];
+        let result = catch_unwind(AssertUnwindSafe(|| set.link_pending(&batch)));
+        assert!(result.is_err());
+        assert_consistent(&set);
+        assert_eq!(set.entities(), &[entity(3, 1), entity(8, 1)]);
+        assert_eq!(
+            Rc::strong_count(&counter),
+            3,
+            "the refused rows were dropped"
+        );
+    }
+}
+
 #[test]
 fn every_value_is_dropped_exactly_once() {
     let counter = Rc::new(());
