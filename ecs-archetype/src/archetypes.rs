@@ -228,7 +228,9 @@ impl Archetypes {
     /// written by `write(columns, entity, item)`; records them.
     ///
     /// Room is reserved for the batch's lower size hint up front and again whenever it runs
-    /// out, so rows are appended without a capacity check per column.
+    /// out, so `write` finds room for one value in every column and may push without a
+    /// capacity check ([`BlobVec::push_unchecked`]). Records are written after the rows, in
+    /// one pass.
     ///
     /// # Safety
     /// `write` pushes at most one value onto each column, of that column's component; if it
@@ -239,20 +241,45 @@ impl Archetypes {
         batch: impl Iterator<Item = (Entity, B)>,
         mut write: impl FnMut(&mut [BlobVec], Entity, B),
     ) {
+        /// Records the rows appended since `first` when dropped: after the batch, or while
+        /// unwinding from a panicking batch iterator, so every appended row has its record.
+        struct RecordRows<'a> {
+            table: &'a mut Table,
+            records: &'a mut Records,
+            first: usize,
+        }
+        impl Drop for RecordRows<'_> {
+            fn drop(&mut self) {
+                let (id, entities) = (self.table.id(), &self.table.entities()[self.first..]);
+                self.records.reserve(entities.len());
+                for (row, &entity) in (self.first..).zip(entities) {
+                    self.records.set(entity, id, row);
+                }
+            }
+        }
         let t = &mut self.tables[table.index()];
+        let first = t.len();
+        let guard = RecordRows {
+            table: t,
+            records: &mut self.records,
+            first,
+        };
         let mut room = 0usize;
         let mut batch = batch.into_iter();
         while let Some((entity, item)) = batch.next() {
             if room == 0 {
                 room = batch.size_hint().0.saturating_add(1);
-                t.reserve(room);
+                guard.table.reserve(room);
             }
-            debug_assert!(self.records.get(entity.index() as usize).is_none());
+            debug_assert!(guard.records.get(entity.index() as usize).is_none());
             // SAFETY: `room > 0` rows are reserved in every column and the entity vector;
             // `write` as promised by the caller.
-            let row = unsafe { t.push_row(entity, |columns| write(columns, entity, item)) };
+            unsafe {
+                guard
+                    .table
+                    .push_row(entity, |columns| write(columns, entity, item))
+            };
             room -= 1;
-            self.records.set(entity, table, row);
         }
     }
 

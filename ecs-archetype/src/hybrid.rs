@@ -152,8 +152,9 @@ impl BundleVisitor for SplitWriter<'_> {
         let column = self.field_columns[index];
         debug_assert_ne!(column, NOT_IN_TABLE);
         // SAFETY: the bundle cache maps field `index` to the column of its component, whose
-        // type is `T` (the `Bundle` contract); each field is visited once.
-        unsafe { self.columns[column as usize].push(value) }
+        // type is `T` (the `Bundle` contract); `push_batch` reserved room for this row in
+        // every column, and each field is visited once.
+        unsafe { self.columns[column as usize].push_unchecked(value) }
     }
 }
 

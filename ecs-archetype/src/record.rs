@@ -95,6 +95,12 @@ impl Records {
         self.slots[index] = record;
     }
 
+    /// Reserves room for `additional` more slots past the current end (where fresh entity
+    /// indices go).
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        ecs_core::blob::reserve_amortized(&mut self.slots, additional);
+    }
+
     #[cold]
     fn grow(&mut self, index: usize) {
         self.slots.resize(index + 1, VACANT);

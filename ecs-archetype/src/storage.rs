@@ -72,8 +72,10 @@ impl BundleVisitor for ColumnWriter<'_> {
     fn visit<T: Component>(&mut self, index: usize, value: T) {
         let column = &mut self.columns[self.field_columns[index] as usize];
         // SAFETY: `field_columns[index]` is the column of the bundle's field `index`
-        // (`BundleCache` invariant), whose component type is `T` (the `Bundle` contract).
-        unsafe { column.push(value) };
+        // (`BundleCache` invariant), whose component type is `T` (the `Bundle` contract);
+        // `push_batch` reserved room for this row in every column, and each field is visited
+        // once.
+        unsafe { column.push_unchecked(value) };
     }
 }
 

@@ -52,10 +52,22 @@ pub fn panicking_batch_iterator_keeps_what_it_spawned<S: Storage>() {
     }));
     assert!(result.is_err());
     assert_eq!(world.len(), 6, "the six yielded bundles were spawned");
-    let mut seen: Vec<u32> = world.query::<(&A, &Tracked)>().map(|(a, _)| a.0).collect();
+    let mut seen: Vec<(u32, ecs_core::Entity)> = world
+        .query::<(ecs_core::Entity, &A, &Tracked)>()
+        .map(|(e, a, _)| (a.0, e))
+        .collect();
     seen.sort_unstable();
-    assert_eq!(seen, (0..6).collect::<Vec<_>>());
+    assert_eq!(
+        seen.iter().map(|&(a, _)| a).collect::<Vec<_>>(),
+        (0..6).collect::<Vec<_>>()
+    );
+    // Each spawned entity is found by handle too (its location was recorded on unwind).
+    for &(a, e) in &seen {
+        assert_eq!(world.get::<A>(e), Some(&A(a)));
+    }
     assert_eq!(ledger.dropped(), 0);
+    assert!(world.despawn(seen[2].1).is_ok());
+    assert_eq!(ledger.dropped(), 1);
     drop(world);
     ledger.assert_all_dropped();
 }
