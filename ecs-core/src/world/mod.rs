@@ -228,7 +228,7 @@ impl<S: Storage> World<S> {
         // end up as the live range's tail, in order (the `Entities` invariant).
         let start = self.entities.len();
         let entities = &mut self.entities;
-        let batch = iter.map(|bundle| (entities.alloc(), bundle));
+        let batch = iter.map(|bundle| (entities.alloc_reserved(), bundle));
         self.storage.spawn_batch(batch, info, &self.components);
         let spawned = &self.entities.alive()[start..];
         if B::TRACKS_CHANGES {
