@@ -132,7 +132,7 @@ pub const TARGETS: &[Target] = &[
          each chunk's setup (matching, resolving the column, the hybrid's plan check) costs \
          several rows' work; shipyard walks the one dense Data array (hecs and bevy_ecs, \
          archetype layouts too, take 1.4-2x our archetype time). The sparse backend walks \
-         one array too and lands at 1.0-1.25x shipyard: the run is under 100 ns, of which \
+         one array too and lands at 0.97-1.25x shipyard: the run is under 100 ns, of which \
          the query's fixed setup (cached state, driver choice) is a large, noisy part.",
     ),
     Target::time(
@@ -142,13 +142,13 @@ pub const TARGETS: &[Target] = &[
         0.8,
     )
     .because(
-        "both table backends land at 0.85-1.05x shipyard over runs (0.4x hecs and bevy_ecs) \
-         and 2.5-3x the `Vec` floor. perf: the spawn loop is ~53 % of samples (the value \
-         stores and, per value, a type-erased column push: field-to-column index, capacity \
-         check, length update), the entity allocator ~9 %, page faults ~3 %; beside the \
-         floor's 100 B of values per entity the table layout writes 32 B of bookkeeping \
-         (allocator slot, location record, the table's entity id). Writing values in place \
-         and counting lengths once per reservation measured within noise, so it was not kept.",
+        "on the bound: 0.71-0.81x shipyard over runs (0.3x hecs and bevy_ecs), so a noisy \
+         run can land just over 0.8x; 1.7x the `Vec` floor. A batch reserves once (columns, location records, and the \
+         entity allocator, which links the batch's fresh ids in one pass so each allocation \
+         is an inlined read and increment) and pushes each value without a capacity check. \
+         What is left above the floor is the bookkeeping a table layout writes beside the \
+         floor's 100 B of values per entity: 32 B (allocator slot, location record, the \
+         table's entity id) and a type-erased column index per value.",
     ),
     Target::time(
         "add_remove",
