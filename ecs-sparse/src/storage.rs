@@ -149,13 +149,16 @@ impl<'a> TakenSets<'a> {
         ids: &'a [ComponentId],
         components: &Components,
     ) -> Self {
+        // Create every missing set first: nothing is taken until nothing more can fail.
+        for &id in ids {
+            storage.set_mut(id, components);
+        }
         let sets = ids
             .iter()
             .map(|&id| {
-                storage.set_mut(id, components);
                 storage.sets[id.index()]
                     .take()
-                    .expect("`set_mut` created the set")
+                    .expect("`set_mut` created the set and `ids` are distinct")
             })
             .collect();
         TakenSets {
@@ -188,6 +191,9 @@ impl<'a> TakenSets<'a> {
 }
 
 impl Drop for TakenSets<'_> {
+    /// Puts every set back before linking any, so a refused link (a batch entity the set
+    /// already holds: only a caller breaking `spawn_batch`'s contract) loses no set; that
+    /// panic aborts if the batch was already unwinding, as any double panic does.
     fn drop(&mut self) {
         for (&id, set) in self.ids.iter().zip(self.sets.drain(..)) {
             self.storage.sets[id.index()] = Some(set);
