@@ -24,20 +24,25 @@ use ecs_core::unwind::for_each_completing;
 
 use crate::component_index::ComponentIndex;
 use crate::graph::ArchetypeGraph;
-use crate::record::{Record, Records};
+use crate::record::{Record, Records, RowlessRuns};
 use crate::table::{RowMove, Table, TableId, TableRow};
 
 /// Tables, graph, component index and entity records.
 ///
 /// # Invariants
-/// * `tables[i].id() == TableId::new(i)`; table 0 is the empty set; no two tables have the
-///   same component set; tables are never removed.
+/// * `tables[i].id() == TableId::new(i)`; table 0 is the empty set and holds no row; no two
+///   tables have the same component set; tables are never removed.
 /// * `graph` maps each table's set to its id, and its edges are correct (see
 ///   [`ArchetypeGraph`]); `index` lists every table under each of its components and knows
 ///   every component any table holds.
 /// * For every row `r` of every table `t`, `records.get_entity(t.entities()[r])` is
 ///   `(t, r)`; all other records are vacant. So each entity is in at most one table, once,
 ///   and a handle matching its record's generation is the entity in that row.
+/// * An entity the world holds with no table component has no row and a vacant record
+///   (so entities spawned empty cost nothing here). The world's allocator, not this type,
+///   tells such an entity from a stale handle: callers only pass live entities to the
+///   mutating methods, and queries that require no component find these entities in the
+///   world's live list ([`Archetypes::rowless_runs`]).
 #[derive(Debug)]
 pub struct Archetypes {
     id: u64,
@@ -112,11 +117,45 @@ impl Archetypes {
     }
 
     /// `entity`'s row, found once for reading several of its components.
+    ///
+    /// An entity with a vacant record (no table component, if it is live) gets a rowless
+    /// place, whose reads all answer `None`; `None` only for a handle that is certainly stale
+    /// (its index is held by another generation).
     #[inline]
     pub fn place(&self, entity: Entity) -> Option<TableRow<'_>> {
-        let record = self.locate(entity)?;
-        // The bound check reads the table header, not a row: no extra cache miss.
-        TableRow::new(&self.tables[record.table.index()], record.row as usize)
+        match self.locate(entity) {
+            // The bound check reads the table header, not a row: no extra cache miss.
+            Some(record) => TableRow::new(&self.tables[record.table.index()], record.row as usize),
+            None => self.rowless_place(entity),
+        }
+    }
+
+    #[cold]
+    fn rowless_place(&self, entity: Entity) -> Option<TableRow<'_>> {
+        if self.records.get(entity.index() as usize).is_some() {
+            return None;
+        }
+        TableRow::rowless(&self.tables[TableId::EMPTY.index()])
+    }
+
+    /// Rows in all tables: the entities holding at least one table component.
+    pub fn rows(&self) -> usize {
+        self.tables.iter().map(Table::len).sum()
+    }
+
+    /// The entities of `alive` (the world's live entities) that have no row, as maximal runs
+    /// of consecutive entries: what a query requiring no component yields besides the
+    /// tables' rows (see [`RowlessRuns`]).
+    pub fn rowless_runs<'a>(&'a self, alive: &'a [Entity]) -> RowlessRuns<'a> {
+        RowlessRuns {
+            alive,
+            records: &self.records,
+            next: 0,
+            left: match alive.len() {
+                0 => 0,
+                live => live.saturating_sub(self.rows()),
+            },
+        }
     }
 
     /// `entity`'s table index and row, from its record alone.
@@ -220,14 +259,19 @@ impl Archetypes {
     }
 
     /// Makes room for `additional` more rows in `table` and as many fresh records (one
-    /// reservation for a batch).
+    /// reservation for a batch); nothing for the empty set, whose entities get no row.
     pub(crate) fn reserve(&mut self, table: TableId, additional: usize) {
+        if table == TableId::EMPTY {
+            return;
+        }
         self.tables[table.index()].reserve(additional);
         self.records.reserve(additional);
     }
 
     /// Appends one row of `table` per item of `batch` (new entities, not yet here), each
-    /// written by `write(columns, entity, item)`; records them.
+    /// written by `write(columns, entity, item)`; records them. For the empty set no row is
+    /// appended and no record written (type invariant), but `write` still sees each item,
+    /// with no columns, for whatever it keeps elsewhere (the hybrid's sparse components).
     ///
     /// Room is reserved for the batch's lower size hint up front and again whenever it runs
     /// out, so `write` finds room for one value in every column and may push without a
@@ -244,6 +288,12 @@ impl Archetypes {
         batch: impl Iterator<Item = (Entity, B)>,
         mut write: impl FnMut(&mut [BlobVec], Entity, B),
     ) {
+        if table == TableId::EMPTY {
+            for (entity, item) in batch {
+                write(&mut [], entity, item);
+            }
+            return;
+        }
         let t = &mut self.tables[table.index()];
         let mut room = 0usize;
         let mut batch = batch.into_iter();
@@ -285,7 +335,8 @@ impl Archetypes {
     /// Adds a table component `entity` lacks, moving its row to the table with it.
     ///
     /// # Safety
-    /// `entity` is here and lacks `component`; `value` points to an owned value of
+    /// `entity` is live in the world (held here, with or without a row) and lacks
+    /// `component`; `value` points to an owned value of
     /// `component` (registered layouts are padded, so it is readable as a whole item) that the
     /// caller will not use or drop again.
     pub unsafe fn insert_new(
@@ -295,9 +346,7 @@ impl Archetypes {
         value: NonNull<u8>,
         components: &Components,
     ) {
-        let from = self
-            .locate(entity)
-            .expect("insert_new: the entity is not in the storage");
+        let from = self.locate(entity);
         // SAFETY: forwarded contract; `from` was just located.
         unsafe { self.insert_new_at(entity, from, component, value, components) }
     }
@@ -307,10 +356,8 @@ impl Archetypes {
     /// cases.
     ///
     /// # Safety
-    /// `component` is `T`'s id.
-    ///
-    /// # Panics
-    /// If the entity is not here.
+    /// `component` is `T`'s id; `entity` is live in the world (a vacant record means it has no
+    /// table component).
     #[inline]
     pub unsafe fn insert<T>(
         &mut self,
@@ -319,10 +366,8 @@ impl Archetypes {
         value: T,
         components: &Components,
     ) -> Option<T> {
-        let record = self
-            .locate(entity)
-            .expect("insert: the entity is not in the storage");
-        let row = TableRow::new(&self.tables[record.table.index()], record.row as usize);
+        let record = self.locate(entity);
+        let row = record.and_then(|r| TableRow::new(&self.tables[r.table.index()], r.row as usize));
         if let Some(ptr) = row.and_then(|row| row.ptr(component)) {
             // SAFETY: the pointer is to the entity's `T` (caller: `component` is `T`'s id),
             // exclusive to us (`&mut self`); `replace` keeps it initialised throughout.
@@ -343,18 +388,22 @@ impl Archetypes {
         None
     }
 
-    /// [`Archetypes::insert_new`] for an entity already located.
+    /// [`Archetypes::insert_new`] for an entity already located (`None`: it has no row).
     ///
     /// # Safety
     /// As for `insert_new`; `from` is `locate(entity)`, with nothing changed since.
     pub unsafe fn insert_new_at(
         &mut self,
         entity: Entity,
-        from: Record,
+        from: Option<Record>,
         component: ComponentId,
         value: NonNull<u8>,
         components: &Components,
     ) {
+        let Some(from) = from else {
+            // SAFETY: forwarded contract; the entity has no row.
+            return unsafe { self.insert_first(entity, component, value, components) };
+        };
         let to = self.add_target(from.table, component, components);
         let at = self.tables[to.index()]
             .column_index(component)
@@ -368,8 +417,36 @@ impl Archetypes {
         });
     }
 
+    /// Gives `entity`, which has no row, its first table component: a new row of the table
+    /// of `{component}` (a push; nothing moves).
+    ///
+    /// # Safety
+    /// As for `insert_new`, and `entity` has no row.
+    unsafe fn insert_first(
+        &mut self,
+        entity: Entity,
+        component: ComponentId,
+        value: NonNull<u8>,
+        components: &Components,
+    ) {
+        debug_assert!(self.records.get(entity.index() as usize).is_none());
+        let to = self.add_target(TableId::EMPTY, component, components);
+        let table = &mut self.tables[to.index()];
+        table.reserve(1);
+        // SAFETY: `to`'s set is exactly `{component}`, so the one push is onto its only
+        // column, of the value's component; room for one row was just reserved. `value` is
+        // the caller's owned value, forgotten by the caller.
+        let row = unsafe {
+            table.push_row(entity, |columns| {
+                columns[0].push_from_unchecked(value);
+            })
+        };
+        self.records.set(entity, to, row);
+    }
+
     /// Moves `entity`'s table component `component` into `dst` and moves its row to the table
-    /// without it; false (and nothing changed) if it has none.
+    /// without it (or out of the tables, for its last one); false (and nothing changed) if it
+    /// has none.
     ///
     /// # Safety
     /// `dst` is valid for writing one value of `component` and does not overlap the tables.
@@ -389,6 +466,12 @@ impl Archetypes {
         let at = self.tables[from.table.index()]
             .column_index(component)
             .expect("a table that loses the component holds it");
+        if to == TableId::EMPTY {
+            // SAFETY: `from` is the entity's record, so its row is in bounds; its table loses
+            // its last component, so it has exactly the one column, `at`; `dst` as promised.
+            unsafe { self.remove_last_into(entity, from, dst) };
+            return true;
+        }
         self.relocate(entity, from, to, |src, out_table| {
             // SAFETY: `from` is the entity's record, so its row is in bounds. `to` is
             // `from`'s set minus `component`, `from`'s column `at`; `dst` is valid for one
@@ -396,6 +479,22 @@ impl Archetypes {
             unsafe { src.move_row_removing(from.row as usize, out_table, at, dst) }
         });
         true
+    }
+
+    /// Moves the value of `entity`'s last table component into `dst`; the entity leaves the
+    /// tables (no row, vacant record: type invariant).
+    ///
+    /// # Safety
+    /// `from` is `entity`'s record; its table has one column; `dst` is valid for writing one
+    /// value of it and does not overlap the tables.
+    unsafe fn remove_last_into(&mut self, entity: Entity, from: Record, dst: NonNull<u8>) {
+        let table = &mut self.tables[from.table.index()];
+        // SAFETY: as the caller promises; the record's row is in bounds (type invariant).
+        let moved = unsafe { table.swap_remove_only_value_into(from.row as usize, dst) };
+        if let Some(moved) = moved {
+            self.records.set_row(moved.index() as usize, from.row);
+        }
+        self.records.vacate(entity.index() as usize);
     }
 
     /// Removes `entity` and drops its table components; false if it is not here.
@@ -513,7 +612,7 @@ mod tests {
         let ptr = NonNull::from(&mut *value).cast::<u8>();
         // SAFETY: `from` is entity 1's record and it lacks B; the B value is owned and never
         // used again.
-        unsafe { archetypes.insert_new_at(entity(1), from, b, ptr, &components) };
+        unsafe { archetypes.insert_new_at(entity(1), Some(from), b, ptr, &components) };
         archetypes.assert_consistent();
         assert_eq!(archetypes.locate(entity(4)).unwrap().row, 1);
         let record = archetypes.locate(entity(1)).unwrap();

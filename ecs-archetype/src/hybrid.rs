@@ -48,8 +48,8 @@ use crate::table::TableRow;
 /// Table components in archetypes, sparse components in sparse sets, in one world.
 ///
 /// # Invariants
-/// * Every entity the world holds has a table row (the empty table if it has no table
-///   component); its sparse components are in `sparse`, its table components in its row.
+/// * Every entity the world holds with a table component has a table row holding them; one
+///   with none has no row (as in [`Archetypes`]). Its sparse components are in `sparse`.
 /// * `kinds[c]` is `Some(k)` once any value of component `c` was stored, with `k` the kind
 ///   registered for `c`; table components only ever live in `archetypes`, sparse ones only in
 ///   `sparse`.
@@ -307,23 +307,25 @@ impl<'a> Iterator for HybridChunks<'a> {
 // * Table values live in `BlobVec` columns, sparse values in `SparseSet`s (raw allocations);
 //   an (entity, component) pair is in exactly one place (type invariant: a component has one
 //   kind), so pointers for distinct pairs do not overlap.
-// * Table plans yield each matched table once and each entity has one row, so each entity is
-//   in at most one chunk; every entity matching the descriptor is in a table matching its
-//   table slots (required table slots Dense, excluded Absent, exactly as the archetype
-//   backend guarantees); sparse slots answer `Sparse`, whose look-ups only answer for
+// * Table plans yield each matched table once and each entity has at most one row, so each
+//   entity is in at most one chunk; every entity matching the descriptor is in a table
+//   matching its table slots (required table slots Dense, excluded Absent, exactly as the
+//   archetype backend guarantees), or, with no table component, in a run of rowless
+//   entities, yielded when the table descriptor has no required slot (the archetype
+//   backend's chunks, table slots `Absent`); sparse slots answer `Sparse`, whose look-ups only answer for
 //   entities holding the value, or `Dense` at the run of the set that holds exactly the
-//   table's entities in order (`SparseSet::aligned_with` compared them), so each row's
+//   chunk's entities in order (`SparseSet::aligned_with` compared them), so each row's
 //   value, parallel to the rows. All-sparse plans delegate to `SparseStorage`, which upholds
 //   the same contract.
 // * `is_dense::<T>()` is true only for table components: they never answer `Sparse` (table
 //   chunks answer Dense/Absent for them; all-sparse plans contain no known table slot, and an
 //   unknown table component is held by no entity, so a required slot of it makes the sparse
 //   half yield no chunk).
-// * `place` is the entity's table row (every held entity has one, type invariant) plus the
-//   entity for sparse reads; its `ptr` answers as `get_ptr` (same kind dispatch). Table
-//   chunks are keyed by table index with the table's rows, and `entity_row` is the record's
-//   (table index, row), `Some` for every held entity, as in the archetype backend;
-//   sparse-half chunks have no key.
+// * `place` is the entity's table row (rowless for an entity without one, as in the
+//   archetype backend) plus the entity for sparse reads; its `ptr` answers as `get_ptr`
+//   (same kind dispatch). Table chunks are keyed by table index with the table's rows, and
+//   `entity_row` is the record's (table index, row), `Some` for every entity with a row, as
+//   in the archetype backend; runs of rowless entities and sparse-half chunks have no key.
 // * Values are dropped exactly once by the halves (each panic-safe); `despawn` and `clear`
 //   run both halves even if one panics.
 unsafe impl Storage for HybridStorage {
@@ -339,7 +341,9 @@ unsafe impl Storage for HybridStorage {
         T::STORAGE == StorageKind::Table
     }
 
-    /// A batch of one: the same path as `spawn_batch`.
+    /// A batch of one: the same path as `spawn_batch`. An entity spawned with no component
+    /// gets no row and no record (the `Archetypes` invariant): nothing to do.
+    #[inline]
     fn spawn<B: Bundle>(
         &mut self,
         entity: Entity,
@@ -347,6 +351,9 @@ unsafe impl Storage for HybridStorage {
         info: &BundleInfo,
         components: &Components,
     ) {
+        if info.components().is_empty() {
+            return;
+        }
         self.spawn_batch(std::iter::once((entity, bundle)), info, components);
     }
 
@@ -438,7 +445,8 @@ unsafe impl Storage for HybridStorage {
         }
     }
 
-    /// The entity's table row, found once; sparse components are still read by entity.
+    /// The entity's table row, found once (rowless if it has no table component); sparse
+    /// components are still read by entity.
     #[inline]
     fn place(&self, entity: Entity) -> Option<HybridPlace<'_>> {
         Some(HybridPlace {
@@ -454,11 +462,12 @@ unsafe impl Storage for HybridStorage {
         self.archetypes.entity_row(entity)
     }
 
-    /// Table chunks: the table's index. Chunks of the sparse half have no key.
+    /// Table chunks: the table's index. Runs of rowless entities and chunks of the sparse
+    /// half have no key.
     #[inline]
     fn chunk_key(chunk: &HybridChunk<'_>) -> Option<usize> {
         match chunk {
-            HybridChunk::Table { chunk, .. } => Some(chunk.table().id().index()),
+            HybridChunk::Table { chunk, .. } => chunk.key(),
             HybridChunk::Sparse(_) => None,
         }
     }
@@ -477,7 +486,7 @@ unsafe impl Storage for HybridStorage {
         };
         match kind {
             StorageKind::Sparse => self.sparse.insert(entity, id, value, components),
-            // SAFETY: `id` is `T`'s id (the trait's contract for `insert`).
+            // SAFETY: `id` is `T`'s id and `entity` is live (the trait's contract).
             StorageKind::Table => unsafe { self.archetypes.insert(entity, id, value, components) },
         }
     }
@@ -551,7 +560,7 @@ unsafe impl Storage for HybridStorage {
             .tables
             .assert_current(&self.archetypes, descriptor.slots().len());
         HybridChunks::Tables {
-            chunks: ArchetypeChunks::new(self.archetypes.tables(), &cache.tables),
+            chunks: ArchetypeChunks::new(&self.archetypes, &cache.tables, alive),
             sparse: &self.sparse,
             descriptor,
             kinds: &cache.kinds,

@@ -11,11 +11,17 @@
 //! miss, dependent on the first, on every random `get`.
 //!
 //! ```text
-//!   entity index:      0            1             2            3
-//!   records:      [(t2, 0, g1)]  [vacant]  [(t2, 1, g3)]  [(t0, 0, g1)]
-//!                     │                    │          └──▶ table 0 (no components), row 0
+//!   entity index:      0            1             2            3 ...
+//!   records:      [(t2, 0, g1)]  [vacant]  [(t2, 1, g3)]  [vacant]     (past the end: vacant)
+//!                     │                    │
 //!                     └────────────────────┴─────────────▶ table 2, rows 0 and 1
 //! ```
+//!
+//! A vacant slot is an index with no row: never spawned, despawned, or held by a live entity
+//! with no table component. Such an entity costs the storage nothing, not even a slot: a
+//! million entities spawned empty leave this array untouched, and their first component is
+//! a push into its table rather than a move out of an empty-set table. Which of the three a
+//! vacant index is, only the world's entity allocator knows.
 
 use ecs_core::Entity;
 
@@ -134,6 +140,60 @@ impl Records {
     /// Heap bytes held.
     pub fn memory_usage(&self) -> usize {
         self.slots.capacity() * size_of::<Slot>()
+    }
+}
+
+/// The live entities that have no row, found in the world's live list as maximal runs of
+/// consecutive entries with vacant records: the rows a query requiring no component yields
+/// besides the tables' (entities spawned together empty are one run, so one chunk).
+///
+/// The search stops once `left` such entities were found (the live count minus the tables'
+/// rows), so when every live entity has a row it costs nothing.
+///
+/// # Invariant
+/// `alive` holds live entities only (so a vacant record means "no row", not "stale"), and at
+/// most `left` of those from position `next` on have vacant records.
+#[derive(Clone, Debug)]
+pub struct RowlessRuns<'a> {
+    pub(crate) alive: &'a [Entity],
+    pub(crate) records: &'a Records,
+    pub(crate) next: usize,
+    pub(crate) left: usize,
+}
+
+impl RowlessRuns<'_> {
+    fn has_row(&self, position: usize) -> bool {
+        self.records
+            .get(self.alive[position].index() as usize)
+            .is_some()
+    }
+}
+
+impl<'a> Iterator for RowlessRuns<'a> {
+    type Item = &'a [Entity];
+
+    fn next(&mut self) -> Option<&'a [Entity]> {
+        if self.left == 0 {
+            return None;
+        }
+        let len = self.alive.len();
+        let mut start = self.next;
+        while start < len && self.has_row(start) {
+            start += 1;
+        }
+        let mut end = start;
+        while end < len && end - start < self.left && !self.has_row(end) {
+            end += 1;
+        }
+        self.next = end;
+        // Fewer than `left` found by the end of the list can only follow a broken invariant;
+        // stop rather than loop.
+        self.left = if end == len {
+            0
+        } else {
+            self.left - (end - start)
+        };
+        (end > start).then(|| &self.alive[start..end])
     }
 }
 

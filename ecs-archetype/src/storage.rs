@@ -3,11 +3,13 @@
 //! Every component lives in a table column, so every query slot is dense: the backend tells
 //! queries so at compile time (`is_dense` is `true`) and they drop their sparse branch.
 //!
-//! * spawn: bundle cache → table; one typed push per field; one record write.
+//! * spawn: bundle cache → table; one typed push per field; one record write. An entity
+//!   spawned with no component gets no row and no record: it costs only its allocator slot.
 //! * insert of a new component / remove: follow the graph edge, move the row (shared columns
 //!   copied, the differing component supplied or handed out), fix two records.
 //! * despawn: swap-remove the row, fix the moved entity's record, then drop the values.
-//! * query: the query cache's matched tables, one chunk per non-empty table.
+//! * query: the query cache's matched tables, one chunk per non-empty table; a query that
+//!   requires no component also gets the runs of component-less entities of the live list.
 
 use std::ptr::NonNull;
 
@@ -44,7 +46,7 @@ use crate::table::TableRow;
 ///     .for_each(|(p, v)| p.0 += v.0);
 /// assert_eq!(world.get::<Position>(moving).unwrap().0, 2.0);
 /// assert_eq!(world.get::<Position>(frozen).unwrap().0, 0.0);
-/// // Two component sets, two tables (plus the one for entities without components).
+/// // Two component sets, two tables (plus the empty set's, which never holds a row).
 /// assert_eq!(world.storage().archetypes().tables().len(), 3);
 /// ```
 #[derive(Debug, Default)]
@@ -83,18 +85,24 @@ impl BundleVisitor for ColumnWriter<'_> {
 // * `get_ptr` and chunk pointers point into `BlobVec` columns (raw allocations, not covered by
 //   the `&self` borrow); a `(table, row, column)` holds one value, so pointers for distinct
 //   `(entity, component)` pairs do not overlap, and they stay valid until a `&mut self` call.
-// * Each live entity is in exactly one table row (`Archetypes` invariant), each matched table
-//   is listed once in the query cache and yields one chunk, so each entity appears at most
-//   once; every table fitting the descriptor is in the cache (`QueryCache` invariant: every
-//   table is examined, and a fitting table holds the rarest required component, so it is a
-//   candidate). Dense pointers are column bases valid for the table's `len()` rows.
+// * Each live entity is in at most one table row (`Archetypes` invariant), each matched table
+//   is listed once in the query cache and yields one chunk, so each entity with a row
+//   appears at most once; every table fitting the descriptor is in the cache (`QueryCache`
+//   invariant: every table is examined, and a fitting table holds the rarest required
+//   component, so it is a candidate). Dense pointers are column bases valid for the table's
+//   `len()` rows. A live entity without a row matches exactly the descriptors with no
+//   required slot, which are the ones matching the empty set's table; for those the chunks
+//   begin with the runs of `alive` (distinct live entities) whose records are vacant, i.e.
+//   the rowless entities, each once, every slot `Absent` (the empty set has no column).
 // * `is_dense` is true for every type and no chunk answers `Sparse`: required slots of matched
 //   tables always have a column (Dense), excluded slots never (Absent).
-// * `place` is the entity's record (generation-checked: `None` for a handle the storage does
-//   not hold) and reads its table's columns at its row, as `get_ptr` does. `entity_row` is
-//   the record's (table index, row), `Some` for every held entity; a chunk's key is its
-//   table's index and its rows are the table's, so the entity is at that row of the chunk
-//   keyed by its table, which is the only chunk it can be in.
+// * `place` is the entity's record (generation-checked) and reads its table's columns at its
+//   row, as `get_ptr` does; a vacant record gives a rowless place, whose reads answer `None`
+//   as `get_ptr` does; `None` only when the index is held by another generation (stale).
+//   `entity_row` is the record's (table index, row), `Some` for every entity with a row; a
+//   table chunk's key is its table's index and its rows are the table's, so the entity is at
+//   that row of the chunk keyed by its table, which is the only chunk it can be in. An
+//   entity without a row gives `None` and is only ever in unkeyed chunks (rowless runs).
 // * Values are dropped exactly once: by `Table::swap_remove_and_drop_row`, `Table::clear` or
 //   the columns' own `Drop`, each panic-safe; moved between tables bytewise (owned once);
 //   moved out once by `remove_into`.
@@ -112,7 +120,8 @@ unsafe impl Storage for ArchetypeStorage {
         true
     }
 
-    /// A batch of one: the same path as `spawn_batch`.
+    /// A batch of one: the same path as `spawn_batch`. An entity spawned with no component
+    /// gets no row and no record (the `Archetypes` invariant): nothing to do.
     #[inline]
     fn spawn<B: Bundle>(
         &mut self,
@@ -121,6 +130,9 @@ unsafe impl Storage for ArchetypeStorage {
         info: &BundleInfo,
         components: &Components,
     ) {
+        if info.components().is_empty() {
+            return;
+        }
         self.spawn_batch(std::iter::once((entity, bundle)), info, components);
     }
 
@@ -174,10 +186,10 @@ unsafe impl Storage for ArchetypeStorage {
         self.archetypes.entity_row(entity)
     }
 
-    /// A chunk is a whole table: its index.
+    /// A chunk of table rows: its table's index; a run of rowless entities has no key.
     #[inline]
     fn chunk_key(chunk: &ArchetypeChunk<'_>) -> Option<usize> {
-        Some(chunk.table().id().index())
+        chunk.key()
     }
 
     /// One `locate` for both the "replace" and the "move to a new table" case (the default
@@ -189,7 +201,7 @@ unsafe impl Storage for ArchetypeStorage {
         value: T,
         components: &Components,
     ) -> Option<T> {
-        // SAFETY: `id` is `T`'s id (the trait's contract for `insert`).
+        // SAFETY: `id` is `T`'s id and `entity` is live (the trait's contract).
         unsafe { self.archetypes.insert(entity, id, value, components) }
     }
 
@@ -229,10 +241,10 @@ unsafe impl Storage for ArchetypeStorage {
         &'a self,
         cache: &'a QueryCache,
         descriptor: &'a QueryDescriptor,
-        _alive: &'a [Entity],
+        alive: &'a [Entity],
     ) -> ArchetypeChunks<'a> {
         cache.assert_current(&self.archetypes, descriptor.slots().len());
-        ArchetypeChunks::new(self.archetypes.tables(), cache)
+        ArchetypeChunks::new(&self.archetypes, cache, alive)
     }
 
     fn memory_usage(&self) -> usize {

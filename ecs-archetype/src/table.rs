@@ -46,7 +46,10 @@ pub const MAX_ROWS: usize = u32::MAX as usize;
 pub struct TableId(u32);
 
 impl TableId {
-    /// The table of entities with no component, created with the storage.
+    /// The table of the empty component set, created with the storage. It never holds a
+    /// row: an entity with no table component has no row and a vacant record (see
+    /// [`Archetypes`](crate::archetypes::Archetypes)); the table stays as the start of the
+    /// archetype graph's edges and as the match of queries that require no component.
     pub const EMPTY: TableId = TableId(0);
 
     /// The id of the table at `index`.
@@ -331,6 +334,30 @@ impl Table {
         self.move_entity_to(row, dst)
     }
 
+    /// Takes row `row` out of a table with one column: its value is moved to `out` and the
+    /// row is swap-removed. This is removing an entity's last table component: an entity with
+    /// no table component has no row (see [`Archetypes`](crate::archetypes::Archetypes)), so
+    /// the row goes nowhere. Returns the entity moved into row `row` (`None` if it was the last
+    /// row). Nothing is dropped, so no user code runs.
+    ///
+    /// # Safety
+    /// `row < self.len()`; the table has exactly one column; `out` is valid for writing one
+    /// value of its component and does not overlap the tables.
+    pub(crate) unsafe fn swap_remove_only_value_into(
+        &mut self,
+        row: usize,
+        out: NonNull<u8>,
+    ) -> Option<Entity> {
+        debug_assert!(row < self.len());
+        debug_assert_eq!(self.columns.len(), 1);
+        // SAFETY: the table has one column (caller), holding `entities.len() > row` values
+        // (table invariant, caller); `out` is writable and disjoint (caller); the value leaves
+        // the column (moved out), and the row leaves `entities` next, keeping them parallel.
+        unsafe { self.columns[0].swap_remove_into_unchecked(row, out) };
+        self.entities.swap_remove(row);
+        self.entities.get(row).copied()
+    }
+
     /// The entity half of a row move, once every column has moved: row `row`'s entity
     /// leaves this table (swap-remove) and is appended to `dst`.
     fn move_entity_to(&mut self, row: usize, dst: &mut Table) -> RowMove {
@@ -379,8 +406,12 @@ impl Table {
 /// One row of a table, found once: each component is then read from its column at that row
 /// (the archetype backend's [`EntityPlace`]).
 ///
+/// An entity with no table component has no row; its place is *rowless*: a table with no
+/// columns, so that every read answers `None` and no row is ever read.
+///
 /// # Invariant
-/// `row < table.len()`; the shared borrow of the table keeps it so.
+/// `row < table.len()`, or the table has no columns (a rowless place); the shared borrow of
+/// the table keeps it so.
 #[derive(Clone, Copy, Debug)]
 pub struct TableRow<'a> {
     table: &'a Table,
@@ -404,12 +435,21 @@ impl<'a> TableRow<'a> {
         TableRow { table, row }
     }
 
+    /// The place of an entity without a row: `table` must have no columns (the empty set's
+    /// table), else `None`. Every read through it answers `None`.
+    pub fn rowless(table: &'a Table) -> Option<TableRow<'a>> {
+        table
+            .columns
+            .is_empty()
+            .then_some(TableRow { table, row: 0 })
+    }
+
     /// The table.
     pub fn table(&self) -> &'a Table {
         self.table
     }
 
-    /// The row.
+    /// The row (0 for a rowless place, which reads no row).
     pub fn row(&self) -> usize {
         self.row
     }
@@ -419,8 +459,9 @@ impl EntityPlace for TableRow<'_> {
     #[inline]
     fn ptr(&self, component: ComponentId) -> Option<NonNull<u8>> {
         let column = self.table.column_index(component)?;
-        // SAFETY: `row < table.len()` (type invariant), every column's length (table
-        // invariant), and `column_index` answers only columns in range.
+        // SAFETY: the table has a column, so this is no rowless place and `row < table.len()`
+        // (type invariant), every column's length (table invariant); `column_index` answers
+        // only columns in range.
         Some(unsafe {
             self.table
                 .columns

@@ -189,7 +189,8 @@ impl QueryDescriptor {
 /// Implementors promise, and [`World`](crate::World) relies on it for memory safety:
 /// * `get_ptr(e, c)` returns a pointer to an initialised value of component `c`, valid until
 ///   the next `&mut self` call; pointers for distinct `(e, c)` pairs never overlap.
-/// * The storage holds exactly the entities spawned into it and not yet despawned, and
+/// * The storage holds exactly the entities spawned into it and not yet despawned (it may
+///   keep nothing at all for one without components: queries then find it in `alive`), and
 ///   `get_ptr` / `contains` compare the whole handle (index and generation): a stale handle
 ///   whose index was reused answers `None` / `false`. `World::get` relies on this instead of
 ///   checking liveness a second time.
@@ -200,8 +201,8 @@ impl QueryDescriptor {
 ///   `query_chunks` (any descriptor, same borrow) whose `chunk_key` is `Some(k)` has `e` at
 ///   row `r` (`r < entities().len()`), with its values at row `r` of each `Dense` column.
 ///   When every chunk of a query has a key and `e` matches the descriptor, one of them has
-///   key `k` (no two chunks of a query share a key). A backend whose `chunk_key` ever
-///   answers `Some` answers `Some` from `entity_row` for every entity it holds.
+///   key `k` (no two chunks of a query share a key). If `entity_row(e)` is `None`, `e` is in
+///   no keyed chunk of any query (it may be in unkeyed ones).
 /// * Pointers returned through `&self` (from `get_ptr` and chunks) may be written through by
 ///   the caller while it holds the storage borrowed exclusively: the values must live in
 ///   memory not covered by the `&self` borrow (raw allocations such as
@@ -214,6 +215,9 @@ impl QueryDescriptor {
 ///   checks.
 /// * If `is_dense::<T>()` is true, a chunk never answers `Sparse` for a slot of `T`, and never
 ///   yields a chunk where a required slot of `T` is `Absent` or an excluded slot is `Dense`.
+/// * The world, in turn, calls the methods that take an entity other than `spawn` only with
+///   live entities (it checks the handle first), except the read-only ones (`get_ptr`,
+///   `place`, `entity_row`, `contains`), which must answer stale handles as said above.
 /// * Every value moved in is dropped exactly once (by `despawn`, `clear`, `Drop`) or moved
 ///   out once (`remove_into`); a panicking `Drop` leaves the storage consistent and the
 ///   remaining values still dropped.

@@ -90,14 +90,20 @@ fn spawn_splits_bundles_between_halves() {
     assert_eq!(world.get::<OnFire>(e), Some(&OnFire(1)));
     assert_eq!(world.get::<Pos>(e), Some(&Pos(2.0)));
     assert!(world.has::<Buff>(e));
+    // Only sparse components: no table row at all, yet found by every read and query.
     let only_sparse = world.spawn((Buff,));
-    let record = world.storage().archetypes().locate(only_sparse).unwrap();
-    assert!(world
-        .storage()
-        .archetypes()
-        .table(record.table)
-        .components()
-        .is_empty());
+    assert_eq!(world.storage().archetypes().locate(only_sparse), None);
+    assert!(world.has::<Buff>(only_sparse));
+    assert_eq!(world.query::<(Entity, &Buff)>().count(), 2);
+    let mut entities: Vec<Entity> = world.query_filtered::<Entity, With<Buff>>().collect();
+    entities.sort();
+    assert_eq!(entities, [e, only_sparse]);
+    let mut rows: Vec<(Entity, Option<&Pos>)> = world
+        .query_filtered::<(Entity, Option<&Pos>), With<Buff>>()
+        .collect();
+    rows.sort_by_key(|(e, _)| *e);
+    assert_eq!(rows, [(e, Some(&Pos(2.0))), (only_sparse, None)]);
+    world.storage().archetypes().assert_consistent();
 }
 
 #[test]
@@ -275,14 +281,22 @@ fn place_reads_table_and_sparse_components() {
         world.register_component::<Buff>(),
     ];
     let storage = world.storage();
+    assert_eq!(
+        storage.archetypes().locate(sparse_only),
+        None,
+        "no table component, no row"
+    );
     for e in [both, table_only, sparse_only] {
-        let place = storage.place(e).expect("every live entity has a table row");
+        let place = storage.place(e).expect("every live entity has a place");
         for id in ids {
             assert_eq!(place.ptr(id), storage.get_ptr(e, id), "{e:?} {id:?}");
         }
     }
     assert!(storage.place(both).unwrap().ptr(ids[2]).is_some());
-    assert!(storage.place(gone).is_none());
+    assert!(storage.place(sparse_only).unwrap().ptr(ids[3]).is_some());
+    // `gone`'s index is vacant: a rowless place whose reads answer nothing.
+    let gone_place = storage.place(gone).expect("vacant index: rowless place");
+    assert!(ids.iter().all(|&id| gone_place.ptr(id).is_none()));
     let get = world.query_state::<(&Pos, &OnFire), ()>().unwrap();
     assert_eq!(get.get(&world, both), Some((&Pos(1.0), &OnFire(2))));
     assert_eq!(get.get(&world, table_only), None);

@@ -473,18 +473,94 @@ fn memory_usage_counts_columns_and_keeps_capacity_on_clear() {
 }
 
 #[test]
-fn entities_without_components_live_in_the_empty_table() {
+fn entities_without_components_have_no_row() {
     let mut world = ArchWorld::new();
+    // (A first batch caches the empty bundle's target; nothing per entity follows.)
+    world.spawn_batch([()]);
+    let before = world.storage().memory_usage();
     let e = world.spawn(());
-    let archetypes = world.storage().archetypes();
-    assert_eq!(archetypes.locate(e).unwrap().table, TableId::EMPTY);
-    assert_eq!(world.query::<Entity>().collect::<Vec<_>>(), vec![e]);
+    world.spawn_batch((0..99).map(|_| ()));
+    assert_eq!(world.storage().archetypes().locate(e), None);
+    assert_eq!(world.storage().archetypes().rows(), 0);
+    assert_eq!(world.storage().memory_usage(), before, "no row, no record");
+    assert_eq!(world.query::<Entity>().count(), 101);
+    // The first component is a push into its table; losing the last one leaves the tables.
     world.insert(e, A(1)).unwrap();
-    world.remove::<A>(e).unwrap();
+    let record = world.storage().archetypes().locate(e).unwrap();
+    assert_ne!(record.table, TableId::EMPTY);
+    assert_eq!(world.query::<&A>().count(), 1);
+    assert_eq!(world.query::<Entity>().count(), 101);
+    check(&world);
+    assert_eq!(world.remove::<A>(e), Ok(A(1)));
+    assert_eq!(world.storage().archetypes().locate(e), None);
+    assert!(world.storage().archetypes().table(record.table).is_empty());
+    assert_eq!(world.query::<Entity>().count(), 101);
+    assert_eq!(world.get::<A>(e), None);
+    check(&world);
+    world.despawn(e).unwrap();
+    assert!(!world.contains(e));
+    assert_eq!(world.query::<Entity>().count(), 100);
+    assert!(world
+        .storage()
+        .archetypes()
+        .table(TableId::EMPTY)
+        .is_empty());
+}
+
+#[test]
+fn queries_requiring_nothing_find_rowless_entities_between_rows() {
+    let mut world = ArchWorld::new();
+    // Alternate rowless entities, entities with A and with (A, B), so the runs are short.
+    let mut expected = Vec::new();
+    let n = scale(60, 12);
+    let gone = [3, 7, n - 2];
+    for i in 0..n as u32 {
+        let e = match i % 3 {
+            0 => world.spawn(()),
+            1 => world.spawn((A(i),)),
+            _ => world.spawn((A(i), B(u64::from(i)))),
+        };
+        expected.push((e, (i % 3 != 0).then_some(A(i))));
+    }
+    // Despawn a few and empty one entity, so the live list is permuted.
+    for k in gone {
+        world.despawn(expected[k].0).unwrap();
+    }
+    let emptied = expected[4].0;
+    world.remove::<A>(emptied).unwrap();
+    expected[4].1 = None;
+    let expected: Vec<_> = expected
+        .into_iter()
+        .enumerate()
+        .filter(|(k, _)| !gone.contains(k))
+        .map(|(_, item)| item)
+        .collect();
+    let mut found: Vec<(Entity, Option<A>)> = world
+        .query::<(Entity, Option<&A>)>()
+        .map(|(e, a)| (e, a.map(|a| A(a.0))))
+        .collect();
+    found.sort_by_key(|(e, _)| *e);
+    let mut sorted = expected.clone();
+    sorted.sort_by_key(|(e, _)| *e);
+    assert_eq!(found, sorted);
+    let without: usize = world.query_filtered::<Entity, Without<A>>().count();
     assert_eq!(
-        world.storage().archetypes().locate(e).unwrap().table,
-        TableId::EMPTY
+        without,
+        expected.iter().filter(|(_, a)| a.is_none()).count()
     );
+    // Random access agrees, through the state and through a view (whose rowless chunks
+    // carry no key).
+    let mut state = world.query_state::<(Entity, Option<&A>), ()>().unwrap();
+    let want = |(e, a): &(Entity, Option<A>)| Some((*e, a.as_ref().map(|a| a.0)));
+    for item in &expected {
+        let by_state = state.get(&world, item.0).map(|(e, a)| (e, a.map(|a| a.0)));
+        assert_eq!(by_state, want(item), "{:?}", item.0);
+    }
+    let view = state.view(&world);
+    for item in &expected {
+        let by_view = view.get(item.0).map(|(e, a)| (e, a.map(|a| a.0)));
+        assert_eq!(by_view, want(item), "{:?}", item.0);
+    }
     check(&world);
 }
 
@@ -612,14 +688,27 @@ fn place_reads_what_get_ptr_reads() {
         world.register_component::<C>(),
     ];
     let storage = world.storage();
-    for e in [ab, a, empty] {
-        let place = storage.place(e).expect("live entities have a row");
+    for e in [ab, a, empty, gone] {
+        let place = storage
+            .place(e)
+            .expect("a row, or rowless for a vacant index");
         for id in ids {
             assert_eq!(place.ptr(id), storage.get_ptr(e, id), "{e:?} {id:?}");
         }
     }
     assert_eq!(storage.place(ab).unwrap().row(), 0);
-    assert!(storage.place(gone).is_none(), "a stale handle has no place");
+    assert_eq!(
+        storage.archetypes().locate(empty),
+        None,
+        "no component, no row"
+    );
+    // A handle whose index another generation now holds (with a row) is certainly stale.
+    let reused = world.spawn((C("reuse".into()),));
+    assert_eq!(reused.index(), gone.index());
+    assert!(
+        world.storage().place(gone).is_none(),
+        "a stale handle has no place"
+    );
 }
 
 #[test]

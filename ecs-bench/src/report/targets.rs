@@ -173,12 +173,12 @@ pub const TARGETS: &[Target] = &[
          dependent misses per component, as shipyard does), which no sparse layout avoids.",
     ),
     Target::time("create", ALL, Reference::BestOf(PEERS), 0.6).because(
-        "creating empty entities is dominated by writing and growing per-entity arrays \
-         (perf: the spawn path, the allocator, and ~11-14 % in memmove as the arrays double); \
-         the archetype layout keeps three (world allocator 12 B, location record 12 B with \
-         its generation, a row of the empty table 8 B), hecs two, the sparse backend only \
-         the allocator (0.45x hecs). Keeping the location in the allocator's slot, as hecs \
-         does, needs an allocator owned by the backend; ours is shared by every backend.",
+        "creating an empty entity writes only the world's entity allocator on every backend \
+         (the table backends give an entity no row and no record until its first component, \
+         as the sparse backend keeps nothing for it): the time is two per-entity arrays \
+         written and grown (perf: the allocator and ~11-14 % in memmove as they double), \
+         against hecs's location array and empty-archetype row. Near the bound only when the \
+         machine is loaded (0.33-0.46x hecs in quiet runs).",
     ),
     Target {
         workload: "create",
@@ -186,12 +186,10 @@ pub const TARGETS: &[Target] = &[
         measure: Measure::PeakBytesPerUnit,
         limit: 16.0,
         why: Some(
-            "every entity of the archetype layout has a table row (8 B) and a location record \
-             (12 B: table, row and the generation that lets a `get` check a handle without \
-             reading the row) beside the world's entity allocator (12 B): 32 B; the sparse \
-             backend stores nothing for an entity without components (12.6 B). An archetype \
-             layout needs at least a generation, a location and a table entry per entity \
-             (16 B with 4-byte ids in tables, before growth slack: hecs peaks at 19 B).",
+            "an entity without components costs every backend only its allocator slot: its \
+             handle in the dense list (8 B) and its position in the sparse one (4 B), 12.6 B \
+             with growth slack. The table backends add a 12 B location record and an 8 B \
+             table row once the entity has a component.",
         ),
     },
     Target::time("add", &["sparse", "hybrid"], Reference::BestOf(PEERS), 0.8).because(

@@ -27,6 +27,7 @@ backends! {
     layout::zero_sized_only_entities => zst_only,
     layout::over_aligned_components => over_aligned,
     layout::dynamic_components => dynamic_components,
+    layout::entities_without_components => entities_without_components,
     stale::stale_handles_rejected_everywhere => stale_handles,
     stale::reused_index_does_not_alias => reused_index,
     queries::aliasing_queries_rejected => aliasing_rejected,
