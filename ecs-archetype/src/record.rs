@@ -148,7 +148,8 @@ impl Records {
 /// besides the tables' (entities spawned together empty are one run, so one chunk).
 ///
 /// The search stops once `left` such entities were found (the live count minus the tables'
-/// rows), so when every live entity has a row it costs nothing.
+/// rows, counted in one pass over the tables), so when every live entity has a row no entity
+/// is visited.
 ///
 /// # Invariant
 /// `alive` holds live entities only (so a vacant record means "no row", not "stale"), and at
