@@ -5,7 +5,7 @@
 //! is a pointer offset, and the loop over a chunk is one the compiler can vectorise.
 //!
 //! Entities with no table component have no row (see
-//! [`Archetypes`](crate::archetypes::Archetypes)). A query that requires no component
+//! [`Archetypes`]). A query that requires no component
 //! matches them too: it matches the empty set's table, and in that table's place the chunks
 //! are the runs of such entities in the world's live list ([`RowlessRuns`]), every slot
 //! absent. Those chunks have no table rows, so they carry no key for random access.
