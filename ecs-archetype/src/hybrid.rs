@@ -312,8 +312,9 @@ impl<'a> Iterator for HybridChunks<'a> {
 //   matching its table slots (required table slots Dense, excluded Absent, exactly as the
 //   archetype backend guarantees), or, with no table component, in a run of rowless
 //   entities, yielded when the table descriptor has no required slot (the archetype
-//   backend's chunks, table slots `Absent`); sparse slots answer `Sparse`, whose look-ups only answer for
-//   entities holding the value, or `Dense` at the run of the set that holds exactly the
+//   backend's chunks, table slots `Absent`); sparse slots answer `Sparse`, whose look-ups
+//   only answer for entities holding the value, or `Dense` at the run of the set that holds
+//   exactly the
 //   chunk's entities in order (`SparseSet::aligned_with` compared them), so each row's
 //   value, parallel to the rows. All-sparse plans delegate to `SparseStorage`, which upholds
 //   the same contract.
