@@ -235,7 +235,10 @@ impl<'a> QueryChunk<'a> for HybridChunk<'a> {
         }
     }
 
-    #[inline]
+    /// A table slot is answered inline (the common case, once per chunk and slot); sparse
+    /// slots and sparse-half chunks out of line, so the table path stays small enough to
+    /// inline into the query's chunk loop.
+    #[inline(always)]
     fn column(&self, slot: usize) -> ColumnAccess<'a, SparseSet> {
         match self {
             HybridChunk::Table { chunk, kinds, .. } if kinds[slot] == Some(StorageKind::Table) => {
@@ -245,6 +248,16 @@ impl<'a> QueryChunk<'a> for HybridChunk<'a> {
                     ColumnAccess::Absent => ColumnAccess::Absent,
                 }
             }
+            _ => self.non_table_column(slot),
+        }
+    }
+}
+
+impl<'a> HybridChunk<'a> {
+    /// [`QueryChunk::column`] for a slot that is not a table slot of a table chunk.
+    #[inline(never)]
+    fn non_table_column(&self, slot: usize) -> ColumnAccess<'a, SparseSet> {
+        match self {
             HybridChunk::Table {
                 chunk,
                 sparse,
@@ -284,7 +297,7 @@ pub enum HybridChunks<'a> {
 impl<'a> Iterator for HybridChunks<'a> {
     type Item = HybridChunk<'a>;
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<HybridChunk<'a>> {
         match self {
             HybridChunks::Tables {

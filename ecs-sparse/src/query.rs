@@ -63,6 +63,7 @@ pub(crate) enum Driver<'a> {
 impl<'a> Driver<'a> {
     /// Picks the smallest set among `descriptor`'s required slots, or a group over required
     /// components that is no larger.
+    #[inline]
     pub(crate) fn choose(storage: &'a SparseStorage, descriptor: &QueryDescriptor) -> Driver<'a> {
         let mut smallest: Option<&SparseSet> = None;
         for id in descriptor.required() {
@@ -102,6 +103,7 @@ impl<'a> Driver<'a> {
     }
 
     /// The chunk this driver yields, if any.
+    #[inline]
     pub(crate) fn chunk(
         self,
         storage: &'a SparseStorage,

@@ -419,6 +419,7 @@ unsafe impl Storage for SparseStorage {
 
     fn update_query_cache(&self, _: &mut (), _: &QueryDescriptor) {}
 
+    #[inline]
     fn query_chunks<'a>(
         &'a self,
         _: &'a (),

@@ -129,14 +129,25 @@ impl ChangeRun {
     ///
     /// # Panics
     /// If a log is missing (the query state was not built against this world's registry).
+    #[inline]
     pub(crate) fn begin<F: QueryFilter, S: Storage>(
         &mut self,
         filter: &F::State,
         world: WorldView<'_, S>,
     ) {
-        if self.slots.is_empty() {
-            return;
+        // Most queries track no change: one test, inlined into every query start.
+        if !self.slots.is_empty() {
+            self.begin_tracked::<F, S>(filter, world);
         }
+    }
+
+    /// [`ChangeRun::begin`] for a query with change cursors.
+    #[inline(never)]
+    fn begin_tracked<F: QueryFilter, S: Storage>(
+        &mut self,
+        filter: &F::State,
+        world: WorldView<'_, S>,
+    ) {
         // All logs at once, in the global order (see the module docs on locking).
         let mut guards: Vec<MutexGuard<'_, LogInner>> = self
             .locks

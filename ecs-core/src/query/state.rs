@@ -107,6 +107,7 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
 
     /// # Safety
     /// As for [`QueryState::iter_unchecked`].
+    #[inline]
     pub(crate) unsafe fn iter_view<'w>(
         &'w mut self,
         world: WorldView<'w, S>,
@@ -121,6 +122,7 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
     ///
     /// # Panics
     /// If `world` is not the world this state was created for.
+    #[inline]
     pub(crate) fn begin_run(&mut self, world: WorldView<'_, S>) {
         self.check_world(world.id());
         world
@@ -134,6 +136,7 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
     /// # Safety
     /// As for [`QueryState::iter_unchecked`]; `world` has not been mutated since the run began,
     /// and no other iterator of this state that yields writable items is alive.
+    #[inline]
     pub(crate) unsafe fn iter_prepared<'w>(
         &'w self,
         world: WorldView<'w, S>,

@@ -498,6 +498,7 @@ impl<S: Storage> World<S> {
     /// let total: f32 = world.query::<&Pos>().map(|p| p.0).sum();
     /// assert_eq!(total, 2.0);
     /// ```
+    #[inline]
     pub fn query<Q: QueryData + 'static>(&mut self) -> QueryIter<'_, Q, (), S> {
         self.query_filtered::<Q, ()>()
     }
@@ -519,11 +520,14 @@ impl<S: Storage> World<S> {
     /// assert_eq!(world.query_filtered::<&Pos, Without<Frozen>>().count(), 1);
     /// assert_eq!(world.query_filtered::<&Pos, With<Frozen>>().count(), 1);
     /// ```
+    #[inline]
     pub fn query_filtered<Q: QueryData + 'static, F: QueryFilter + 'static>(
         &mut self,
     ) -> QueryIter<'_, Q, F, S> {
-        self.try_query_filtered::<Q, F>()
-            .unwrap_or_else(|err| panic!("{err}"))
+        let index = self
+            .query_index::<Q, F>()
+            .unwrap_or_else(|err| panic!("{err}"));
+        self.query_at::<Q, F>(index)
     }
 
     /// Like [`World::query_filtered`], reporting an aliasing query as an error.
@@ -539,17 +543,43 @@ impl<S: Storage> World<S> {
     /// let err = world.try_query_filtered::<(&mut A, &A), ()>().err().unwrap();
     /// assert!(matches!(err, EcsError::QueryConflict { .. }));
     /// ```
+    #[inline]
     pub fn try_query_filtered<Q: QueryData + 'static, F: QueryFilter + 'static>(
         &mut self,
     ) -> Result<QueryIter<'_, Q, F, S>, EcsError> {
+        let index = self.query_index::<Q, F>()?;
+        Ok(self.query_at::<Q, F>(index))
+    }
+
+    /// Where the cached state of `Q` filtered by `F` is, made on first use. Only the index
+    /// passes through the `Result`: the iterator is built once, in the caller's place (a
+    /// `Result` of the iterator cost a copy of it on every query).
+    #[inline]
+    fn query_index<Q: QueryData + 'static, F: QueryFilter + 'static>(
+        &mut self,
+    ) -> Result<usize, EcsError> {
+        match self.queries.index(TypeId::of::<QueryState<Q, F, S>>()) {
+            Some(index) => Ok(index),
+            None => self.new_query_state::<Q, F>(),
+        }
+    }
+
+    /// Builds and caches the state of `Q` filtered by `F`; returns its index.
+    #[cold]
+    fn new_query_state<Q: QueryData + 'static, F: QueryFilter + 'static>(
+        &mut self,
+    ) -> Result<usize, EcsError> {
+        let state = QueryState::<Q, F, S>::new(self)?;
         let key = TypeId::of::<QueryState<Q, F, S>>();
-        let index = match self.queries.index(key) {
-            Some(index) => index,
-            None => {
-                let state = QueryState::<Q, F, S>::new(self)?;
-                self.queries.insert(key, Box::new(state))
-            }
-        };
+        Ok(self.queries.insert(key, Box::new(state)))
+    }
+
+    /// A run of the cached state at `index` (from [`World::query_index`]).
+    #[inline]
+    fn query_at<Q: QueryData + 'static, F: QueryFilter + 'static>(
+        &mut self,
+        index: usize,
+    ) -> QueryIter<'_, Q, F, S> {
         let state = self.queries.states[index].downcast_mut::<QueryState<Q, F, S>>();
         let state = state.expect("query cache holds the state under its own type");
         let world = WorldView {
@@ -560,7 +590,7 @@ impl<S: Storage> World<S> {
         };
         // SAFETY: `&mut self` is held for the iterator's lifetime, so nothing else accesses
         // the storage; `state` is a separate field from the storage and entities.
-        Ok(unsafe { state.iter_view(world) })
+        unsafe { state.iter_view(world) }
     }
 
     /// A reusable query state for `Q` filtered by `F` (what a system keeps between runs).
