@@ -344,6 +344,7 @@ impl<'a> Iterator for HybridChunks<'a> {
 //   run both halves even if one panics.
 unsafe impl Storage for HybridStorage {
     const NAME: &'static str = "hybrid";
+    const KEYS_CHUNKS: bool = true;
     type Lookup = SparseSet;
     type Chunk<'a> = HybridChunk<'a>;
     type Chunks<'a> = HybridChunks<'a>;

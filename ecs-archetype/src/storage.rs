@@ -108,6 +108,7 @@ impl BundleVisitor for ColumnWriter<'_> {
 //   moved out once by `remove_into`.
 unsafe impl Storage for ArchetypeStorage {
     const NAME: &'static str = "archetype";
+    const KEYS_CHUNKS: bool = true;
 
     type Lookup = NoLookup;
     type Chunk<'a> = ArchetypeChunk<'a>;

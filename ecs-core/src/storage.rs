@@ -225,6 +225,13 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
     /// The backend's name in reports and messages (`"archetype"`, `"sparse"`, ...).
     const NAME: &'static str;
 
+    /// Whether [`Storage::chunk_key`] can answer `Some` (a table backend). `false` (the
+    /// default) lets random access ([`QueryView`](crate::query::QueryView)) go straight to
+    /// [`Storage::place`] at compile time, without walking the chunks for keys first. Only
+    /// speed depends on it: a backend that keys chunks while saying `false` is read through
+    /// `place` anyway.
+    const KEYS_CHUNKS: bool = false;
+
     /// Look-up used for [`ColumnAccess::Sparse`].
     type Lookup: SparseLookup;
     /// A run of rows (see [`QueryChunk`]).

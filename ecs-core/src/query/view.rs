@@ -8,8 +8,9 @@
 //! the kept fetches and a row offset per component. On a shuffled `get` of many entities the
 //! shorter path keeps more of their cache misses in flight at once.
 //!
-//! Backends whose chunks have no keys (sparse sets: every read is by entity anyway) answer
-//! every `get` through the entity's place, as `QueryState::get` does.
+//! Backends whose chunks have no keys ([`Storage::KEYS_CHUNKS`] false, sparse sets: every read
+//! is by entity anyway) answer every `get` through the entity's place, as `QueryState::get`
+//! does, decided at compile time.
 
 use super::{FetchContext, QueryData, QueryFilter, QueryState, ReadOnlyQueryData};
 use crate::entity::Entity;
@@ -23,7 +24,9 @@ use crate::world::WorldView;
 /// # Invariant
 /// `fetches[k]` is `Some` exactly for the keys of the chunks `query_chunks` yields for the
 /// state's descriptor in `world` (whose cache was brought up to date first), holding that
-/// chunk's fetch; `keyed` is whether every chunk had a key. The world is borrowed (shared or
+/// chunk's fetch; `keyed` is whether every chunk had a key. A backend that never keys chunks
+/// (`S::KEYS_CHUNKS` false) has its chunks not walked at all: `fetches` empty, `keyed`
+/// false. The world is borrowed (shared or
 /// exclusive, as `new`'s contract allows) for `'w`, so the chunks stay valid.
 pub struct QueryView<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> {
     state: &'w QueryState<Q, F, S>,
@@ -42,7 +45,15 @@ impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> QueryView<'w, Q, F, S> {
     pub(super) unsafe fn new(state: &'w QueryState<Q, F, S>, world: WorldView<'w, S>) -> Self {
         let ctx = FetchContext::new(world, &state.changes);
         let mut fetches: Vec<Option<Q::Fetch<'w, S>>> = Vec::new();
-        let mut keyed = true;
+        let mut keyed = S::KEYS_CHUNKS;
+        if !keyed {
+            return QueryView {
+                state,
+                world,
+                fetches,
+                keyed,
+            };
+        }
         let chunks =
             world
                 .storage()
@@ -114,10 +125,14 @@ impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> QueryView<'w, Q, F, S> {
     /// lives (any number of items of a read-only query may).
     #[inline]
     unsafe fn item(&self, entity: Entity) -> Option<Q::Item<'w>> {
-        if !self.keyed {
+        if !S::KEYS_CHUNKS {
             // SAFETY: the world's borrow allows `Q`'s access (`new`), and the caller keeps
             // items of one entity from aliasing.
             return unsafe { self.state.get_in(self.world, entity) };
+        }
+        if !self.keyed {
+            // SAFETY: as this function's.
+            return unsafe { self.item_by_place(entity) };
         }
         // `None`: the storage does not hold the entity, or (with no chunk at all, so nothing
         // matches) its chunks have no keys.
@@ -132,6 +147,20 @@ impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> QueryView<'w, Q, F, S> {
         // contract on `entity_row` and `chunk_key`, and the type invariant); the caller
         // keeps items of one row from aliasing a write.
         unsafe { Q::fetch_row::<S>(&mut fetch, row, entity) }
+    }
+
+    /// [`QueryView::item`] for a keying backend whose chunks, this time, were not all keyed
+    /// (a query matching rowless entities): the state's look-up. Out of line so the keyed
+    /// path, the one a table backend's `get` loop runs, stays short (inlined, this call's
+    /// register needs made that loop spill its sum and handle pointer).
+    ///
+    /// # Safety
+    /// As for [`QueryView::item`].
+    #[inline(never)]
+    unsafe fn item_by_place(&self, entity: Entity) -> Option<Q::Item<'w>> {
+        // SAFETY: the world's borrow allows `Q`'s access (`new`), and the caller keeps items
+        // of one entity from aliasing.
+        unsafe { self.state.get_in(self.world, entity) }
     }
 
     /// The filter, by look-up (as `QueryState::get` asks it); free for `()`.
