@@ -393,8 +393,11 @@ unsafe impl Storage for HybridStorage {
         // maps one-to-one onto its columns; `visit` pushes one value of the right type onto
         // each (and sends the other fields to the sparse sets), and does not panic.
         unsafe {
-            self.archetypes
-                .push_batch(target.table, batch, |columns, entity, bundle| {
+            self.archetypes.push_batch(
+                target.table,
+                batch,
+                #[inline(always)]
+                |columns, entity, bundle| {
                     bundle.visit(&mut SplitWriter {
                         columns,
                         field_columns,
@@ -403,7 +406,8 @@ unsafe impl Storage for HybridStorage {
                         entity,
                         components,
                     })
-                });
+                },
+            );
         }
     }
 

@@ -70,7 +70,7 @@ struct ColumnWriter<'a> {
 }
 
 impl BundleVisitor for ColumnWriter<'_> {
-    #[inline]
+    #[inline(always)]
     fn visit<T: Component>(&mut self, index: usize, value: T) {
         let column = &mut self.columns[self.field_columns[index] as usize];
         // SAFETY: `field_columns[index]` is the column of the bundle's field `index`
@@ -149,13 +149,17 @@ unsafe impl Storage for ArchetypeStorage {
         // them), so `field_columns` maps the fields one-to-one onto the columns and `visit`
         // pushes exactly one value of the right type onto each.
         unsafe {
-            self.archetypes
-                .push_batch(target.table, batch, |columns, _, bundle| {
+            self.archetypes.push_batch(
+                target.table,
+                batch,
+                #[inline(always)]
+                |columns, _, bundle| {
                     bundle.visit(&mut ColumnWriter {
                         columns,
                         field_columns,
                     })
-                });
+                },
+            );
         }
     }
 

@@ -143,7 +143,7 @@ macro_rules! tuple_bundle {
                 $(out.push(components.register::<$name>());)*
             }
             #[allow(unused_variables)]
-            #[inline]
+            #[inline(always)]
             fn visit(self, visitor: &mut impl BundleVisitor) {
                 $(visitor.visit::<$name>($index, self.$index);)*
             }
