@@ -129,11 +129,11 @@ pub const TARGETS: &[Target] = &[
     ),
     Target::time("fragmented_iter", ALL, Reference::BestOf(PEERS), 1.0).because(
         "26 letter tables of 20 rows: the archetype layout makes one chunk per table, and \
-         each chunk's setup (matching, resolving the column, the hybrid's plan check) costs \
-         several rows' work; shipyard walks the one dense Data array (hecs and bevy_ecs, \
-         archetype layouts too, take 1.4-2x our archetype time). The sparse backend walks \
-         one array too and lands at 0.97-1.25x shipyard: the run is under 100 ns, of which \
-         the query's fixed setup (cached state, driver choice) is a large, noisy part.",
+         each chunk costs its setup (next matched table, the column's base pointer) plus a \
+         loop too short to vectorise fully (two 8-wide steps and a 4-row tail): about 7.5 ns \
+         a chunk, 195-250 ns a run, where shipyard walks the one dense Data array in 70-85 ns. \
+         hecs and bevy_ecs, archetype layouts too, take 1.5-2.2x our archetype time. The \
+         sparse backend walks one array too, at 0.84-0.93x shipyard over runs.",
     ),
     Target::time(
         "simple_insert",
@@ -142,12 +142,12 @@ pub const TARGETS: &[Target] = &[
         0.8,
     )
     .because(
-        "on the bound: 0.71-0.81x shipyard over runs (0.3x hecs and bevy_ecs), so a noisy \
-         run can land just over 0.8x; 1.7x the `Vec` floor. A batch reserves once (columns, location records, and the \
-         entity allocator, which links the batch's fresh ids in one pass so each allocation \
-         is an inlined read and increment) and pushes each value without a capacity check. \
-         What is left above the floor is the bookkeeping a table layout writes beside the \
-         floor's 100 B of values per entity: 32 B (allocator slot, location record, the \
+        "0.64-0.66x shipyard over runs (0.3x hecs and bevy_ecs), 1.8x the `Vec` floor. A \
+         batch reserves once (columns, location records, and the entity allocator, which \
+         links the batch's fresh ids in one pass so each allocation is an inlined read and \
+         increment) and writes each value from registers into its column without a capacity \
+         check. What is left above the floor is the bookkeeping a table layout writes beside \
+         the floor's 100 B of values per entity: 32 B (allocator slot, location record, the \
          table's entity id) and a type-erased column index per value.",
     ),
     Target::time(
@@ -166,10 +166,10 @@ pub const TARGETS: &[Target] = &[
          made once per pass (ours `QueryView`, hecs `View`, bevy_ecs `Query`, shipyard's view \
          tuple). On the table backends that `get` is hecs's path: the record (generation \
          checked in the same slot), the table's columns resolved once per pass, a row offset \
-         (perf annotate: 30 instructions per entity against hecs's 29), and the same four \
-         cache misses (record, three columns); within 1.15x of hecs at 10k entities, with \
-         the samples on the value loads at 100k. 0.8x would need fewer misses per entity than \
-         the layout has. The sparse backend reads each component from its own set (two \
+         (perf annotate: 32 instructions per entity against hecs's 30, nothing spilled), and \
+         the same four cache misses (record, then three columns), with the samples on the \
+         value loads: 1.05-1.16x hecs over runs. 0.8x would need fewer misses per entity \
+         than the layout has. The sparse backend reads each component from its own set (two \
          dependent misses per component, as shipyard does), which no sparse layout avoids.",
     ),
     Target::time("create", ALL, Reference::BestOf(PEERS), 0.6).because(
