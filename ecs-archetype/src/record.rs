@@ -56,7 +56,7 @@ const VACANT: Slot = Slot {
 /// Records indexed by entity index.
 ///
 /// # Invariant
-/// A slot is [`VACANT`] exactly when its generation is 0 (entity generations start at 1).
+/// A slot is `VACANT` exactly when its generation is 0 (entity generations start at 1).
 #[derive(Debug, Default)]
 pub struct Records {
     slots: Vec<Slot>,

@@ -1,6 +1,6 @@
 //! The storage backends every workload runs on, and how a generic body reaches each of them.
 //!
-//! A workload is written once as a generic function over `S: Storage`; the [`backends!`]
+//! A workload is written once as a generic function over `S: Storage`; the `backends!`
 //! table below turns the list of storage types into the [`Backend`] enum, and
 //! [`Backend::visit`] calls a [`StorageVisitor`]'s generic method with the matching type. Adding
 //! a backend is one line in that table.

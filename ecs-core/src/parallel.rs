@@ -2,7 +2,7 @@
 //! dependency graph of systems), in one place so they can be swapped under Miri.
 //!
 //! Normally they run on rayon's global pool. Under Miri they run on `std::thread::scope`
-//! with [`MIRI_THREADS`] threads instead: rayon's work-stealing deque uses crossbeam-epoch,
+//! with `MIRI_THREADS` threads instead: rayon's work-stealing deque uses crossbeam-epoch,
 //! which Miri's default aliasing model (Stacked Borrows) rejects, and whose pool threads
 //! outlive `main` (crossbeam-rs/crossbeam#545, rayon-rs/rayon#1185; crossbeam tests itself
 //! under Tree Borrows). Our own code — the pointers shared between threads, the disjoint

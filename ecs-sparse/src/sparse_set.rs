@@ -55,7 +55,7 @@ fn slot_of(entity: Entity, pos: usize) -> u64 {
 ///   component value of `entities[p]`, an initialised value of `component`'s layout.
 /// * **Sparse and dense agree**: for every position `p`,
 ///   `sparse.get(entities[p].index()) == Some(slot(entities[p], p))`, where
-///   [`slot_of`] packs the entity's generation (high 32 bits) beside the position (low 32);
+///   `slot_of` packs the entity's generation (high 32 bits) beside the position (low 32);
 ///   every non-absent sparse entry for index `i` holds a position `p < len` with
 ///   `entities[p].index() == i` and the generation of `entities[p]`. Hence no two dense
 ///   entities share an index, and a handle whose index *and* generation match the entry is

@@ -1,6 +1,6 @@
 //! Every workload, one file per family, and the registry that lists them.
 //!
-//! Each workload is one generic body over `S: Storage` (the `prepare` of its [`Workload`]
+//! Each workload is one generic body over `S: Storage` (the `prepare` of its [`Workload`](crate::workload::Workload)
 //! impl); where WORKLOADS.md calls for it, a hand-written `Vec` baseline sits beside it.
 
 pub mod community;

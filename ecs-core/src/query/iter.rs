@@ -7,9 +7,9 @@ use crate::storage::{QueryChunk, Storage};
 
 /// Iterator over a query's items. `for_each`/`fold` run a tight loop per chunk.
 ///
-/// Obtained from [`World::query`](crate::World::query), [`QueryState::iter_mut`]
-/// (crate::QueryState::iter_mut) and friends; [`QueryIter::par_for_each`] runs the rest of
-/// the run on rayon.
+/// Obtained from [`World::query`](crate::World::query),
+/// [`QueryState::iter_mut`](crate::QueryState::iter_mut) and friends;
+/// [`QueryIter::par_for_each`] runs the rest of the run on rayon.
 pub struct QueryIter<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> {
     pub(super) inner: Inner<'w, Q, F, S>,
 }

@@ -1,6 +1,6 @@
 //! [`World`]: the user-facing API, identical on every storage backend.
 //!
-//! The by-id API (raw pointers and bytes) is in [`by_id`]; resources in
+//! The by-id API (raw pointers and bytes) is in the `by_id` module; resources in
 //! [`crate::resource`]; deferred commands in [`crate::commands`].
 
 mod by_id;
