@@ -108,9 +108,11 @@ impl SparseArray {
             + self.page_count() * std::mem::size_of::<Page>()
     }
 
-    /// Page `page`, allocated (filled with [`ABSENT`]) if it does not exist yet.
+    /// Page `page` (entries `page * PAGE_SIZE ..`, at [`offset_in_page`]), allocated (filled
+    /// with [`ABSENT`]) if it does not exist yet: for writing a run of indices that share a
+    /// page with one look-up.
     #[inline]
-    fn page_mut(&mut self, page: usize) -> &mut Page {
+    pub fn page_mut(&mut self, page: usize) -> &mut [u64; PAGE_SIZE] {
         if page >= self.pages.len() {
             self.grow_table(page);
         }

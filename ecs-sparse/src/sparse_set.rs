@@ -39,7 +39,7 @@ use ecs_core::component::{ComponentId, ComponentInfo};
 use ecs_core::storage::SparseLookup;
 use ecs_core::Entity;
 
-use crate::sparse_array::{SparseArray, ABSENT};
+use crate::sparse_array::{offset_in_page, page_of, SparseArray, ABSENT};
 
 /// The sparse entry of `entity` at dense position `pos`: its generation in the high half,
 /// the position in the low half.
@@ -277,18 +277,34 @@ impl SparseSet {
     pub(crate) fn link_pending(&mut self, batch: &[Entity]) {
         let pending = self.data.len() - self.entities.len();
         let batch = &batch[..pending.min(batch.len())];
+        // Reserved first, so the append below cannot allocate (or fail) after the sparse
+        // entries point at the new positions.
         ecs_core::blob::reserve_amortized(&mut self.entities, batch.len());
+        let start = self.entities.len();
+        let mut linked = 0;
         let mut refused = None;
-        for &entity in batch {
-            let pos = self.entities.len();
-            let slot = self.sparse.entry_mut(entity.index());
-            if *slot != ABSENT || pos >= u32::MAX as usize {
-                refused = Some(entity);
-                break;
+        // In runs of entities whose indices share a sparse page (a batch's fresh indices are
+        // consecutive, so a run is usually a whole page): one page look-up per run.
+        'runs: while linked < batch.len() {
+            let page_index = page_of(batch[linked].index());
+            let page = self.sparse.page_mut(page_index);
+            for &entity in &batch[linked..] {
+                if page_of(entity.index()) != page_index {
+                    continue 'runs;
+                }
+                let pos = start + linked;
+                let slot = &mut page[offset_in_page(entity.index())];
+                if *slot != ABSENT || pos >= u32::MAX as usize {
+                    refused = Some(entity);
+                    break 'runs;
+                }
+                *slot = slot_of(entity, pos);
+                linked += 1;
             }
-            *slot = slot_of(entity, pos);
-            self.entities.push(entity);
         }
+        // The entries written above point at exactly these positions: the arrays agree again
+        // (no user code ran in between).
+        self.entities.extend_from_slice(&batch[..linked]);
         self.data.truncate(self.entities.len());
         if let Some(entity) = refused {
             panic!(

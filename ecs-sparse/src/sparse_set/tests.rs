@@ -247,6 +247,34 @@ fn pending_rows_link_to_the_batch_in_order() {
 }
 
 #[test]
+fn a_batch_hopping_between_pages_links_in_batch_order() {
+    use crate::sparse_array::PAGE_SIZE;
+    let page = PAGE_SIZE as u32;
+    let counter = Rc::new(());
+    let mut set = set_for::<Rc<()>>();
+    // Runs of one page, a page revisited after another, and an index on a far page.
+    let indices = [0, 1, page + 3, page + 4, 2, 5 * page, 3, page + 5];
+    let batch: Vec<Entity> = indices.iter().map(|&i| entity(i, 1)).collect();
+    push_pending_rcs(&mut set, &counter, batch.len());
+    set.link_pending(&batch);
+    assert_consistent(&set);
+    assert_eq!(set.entities(), &batch[..]);
+    for (pos, e) in batch.iter().enumerate() {
+        assert_eq!(set.dense_index(*e), Some(pos));
+    }
+    // A refusal in a later run of a page: the rows linked before it stay, in order.
+    let counter = Rc::new(());
+    let mut set = set_for::<Rc<()>>();
+    let batch = [entity(1, 1), entity(page, 1), entity(2, 1), entity(page, 1)];
+    push_pending_rcs(&mut set, &counter, batch.len());
+    let result = catch_unwind(AssertUnwindSafe(|| set.link_pending(&batch)));
+    assert!(result.is_err());
+    assert_consistent(&set);
+    assert_eq!(set.entities(), &batch[..3]);
+    assert_eq!(Rc::strong_count(&counter), 4, "the refused row was dropped");
+}
+
+#[test]
 fn pending_rows_without_an_entity_are_dropped() {
     let counter = Rc::new(());
     let mut set = set_for::<Rc<()>>();
