@@ -254,7 +254,8 @@ impl<'a> QueryChunk<'a> for HybridChunk<'a> {
 }
 
 impl<'a> HybridChunk<'a> {
-    /// [`QueryChunk::column`] for a slot that is not a table slot of a table chunk.
+    /// [`QueryChunk::column`] for a slot that is not a table slot of a table chunk (only
+    /// `column` calls it, after its table-slot test failed).
     #[inline(never)]
     fn non_table_column(&self, slot: usize) -> ColumnAccess<'a, SparseSet> {
         match self {
@@ -262,16 +263,19 @@ impl<'a> HybridChunk<'a> {
                 chunk,
                 sparse,
                 descriptor,
-                ..
-            } => match sparse.set(descriptor.slots()[slot].component) {
-                // A sparse set holding the table's rows in order (entities spawned together)
-                // is walked like one more column.
-                Some(set) => match set.aligned_with(chunk.entities()) {
-                    Some(run) => ColumnAccess::Dense(run),
-                    None => ColumnAccess::Sparse(set),
-                },
-                None => ColumnAccess::Absent,
-            },
+                kinds,
+            } => {
+                debug_assert_ne!(kinds[slot], Some(StorageKind::Table), "a table slot");
+                match sparse.set(descriptor.slots()[slot].component) {
+                    // A sparse set holding the table's rows in order (entities spawned together)
+                    // is walked like one more column.
+                    Some(set) => match set.aligned_with(chunk.entities()) {
+                        Some(run) => ColumnAccess::Dense(run),
+                        None => ColumnAccess::Sparse(set),
+                    },
+                    None => ColumnAccess::Absent,
+                }
+            }
             HybridChunk::Sparse(chunk) => chunk.column(slot),
         }
     }

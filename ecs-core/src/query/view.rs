@@ -22,11 +22,11 @@ use crate::world::WorldView;
 /// [`QueryState::view_mut`] (any query, exclusive world: [`QueryView::with`]).
 ///
 /// # Invariant
-/// `fetches[k]` is `Some` exactly for the keys of the chunks `query_chunks` yields for the
-/// state's descriptor in `world` (whose cache was brought up to date first), holding that
-/// chunk's fetch; `keyed` is whether every chunk had a key. A backend that never keys chunks
-/// (`S::KEYS_CHUNKS` false) has its chunks not walked at all: `fetches` empty, `keyed`
-/// false. The world is borrowed (shared or
+/// When `S::KEYS_CHUNKS` is true: `fetches[k]` is `Some` exactly for the keys of the chunks
+/// `query_chunks` yields for the state's descriptor in `world` (whose cache was brought up
+/// to date first), holding that chunk's fetch, and `keyed` is whether every chunk had a key.
+/// When it is false the chunks are not walked at all: `fetches` is empty and `keyed` false,
+/// and every `get` goes through the state's look-up. The world is borrowed (shared or
 /// exclusive, as `new`'s contract allows) for `'w`, so the chunks stay valid.
 pub struct QueryView<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> {
     state: &'w QueryState<Q, F, S>,
@@ -36,7 +36,8 @@ pub struct QueryView<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> {
 }
 
 impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> QueryView<'w, Q, F, S> {
-    /// Resolves every matching chunk of `world` (whose query cache is up to date).
+    /// Resolves every matching chunk of `world` (whose query cache is up to date), for a
+    /// backend that keys chunks; for one that does not, only records the borrow.
     ///
     /// # Safety
     /// For `'w`, nothing else accesses the components `Q` writes, and nothing writes the
@@ -134,8 +135,8 @@ impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> QueryView<'w, Q, F, S> {
             // SAFETY: as this function's.
             return unsafe { self.item_by_place(entity) };
         }
-        // `None`: the storage does not hold the entity, or (with no chunk at all, so nothing
-        // matches) its chunks have no keys.
+        // `None`: a stale handle, or an entity with no row (it matches only queries whose
+        // chunks include unkeyed ones, and those take the path above).
         let (key, row) = self.world.storage().entity_row(entity)?;
         // No fetch for the key: every chunk has a key and none is the entity's, so it does
         // not match the descriptor (the `Storage` contract on `entity_row`).

@@ -210,6 +210,10 @@ pub fn views_agree_with_iteration<S: Storage>() {
     check_view::<S, (Entity, &Tag), ()>(&mut world, &all);
     check_view::<S, Option<&D>, ()>(&mut world, &all);
     check_view::<S, &A, Or<(With<Tag>, With<D>)>>(&mut world, &all);
+    // Requiring nothing, so on the table backends the view also meets entities without a
+    // row (its look-up fallback), with a filter that rejects some of them.
+    check_view::<S, Entity, Without<Tag>>(&mut world, &all);
+    check_view::<S, Option<&D>, Or<(With<Tag>, With<D>)>>(&mut world, &all);
     // The layout changes (new tables) between two views of one state.
     let mut state = world.query_state::<(Entity, &A, &B), ()>().unwrap();
     let before = state.view(&world).get(all[2]).map(|(e, _, _)| e);
@@ -389,6 +393,31 @@ pub fn mutable_views_write_like_get_mut<S: Storage>() {
         .unwrap();
     assert_eq!(changed.iter(&world).collect::<Vec<_>>(), vec![tracked]);
     assert_eq!(world.get::<Hp>(tracked).map(|h| h.0), Some(4));
+    mutable_view_over_entities_without_components(&mut world);
+}
+
+/// A mutable view of a query requiring nothing (`Option<&mut A>`) writes exactly what
+/// `get_mut` would, for entities with and without components (on the table backends, the
+/// latter have no row and take the view's look-up fallback).
+fn mutable_view_over_entities_without_components<S: Storage>(world: &mut World<S>) {
+    let empty: Vec<Entity> = (0..3).map(|_| world.spawn(())).collect();
+    let with_a = world.spawn((A(7),));
+    let gone = world.spawn(());
+    world.despawn(gone).unwrap();
+    let mut state = world.query_state::<(Entity, Option<&mut A>), ()>().unwrap();
+    let mut view = state.view_mut(world);
+    for &e in empty.iter().chain([&with_a]) {
+        let seen = view.with(e, |(id, a)| {
+            if let Some(a) = a {
+                a.0 += 1;
+            }
+            id
+        });
+        assert_eq!(seen, Some(e), "every live entity matches");
+    }
+    assert_eq!(view.with(gone, |(id, _)| id), None, "stale");
+    assert_eq!(world.get::<A>(with_a), Some(&A(8)));
+    assert!(empty.iter().all(|&e| world.get::<A>(e).is_none()));
 }
 
 #[derive(Debug, PartialEq)]

@@ -36,21 +36,29 @@ fn check_stale<S: Storage>(world: &mut World<S>, e: Entity) {
     check_stale_gets(world, e);
 }
 
-/// `QueryState::get` of every shape rejects the handle: with a required component (the
-/// storage rejects it), with none (the allocator does), and through a filter.
+/// `QueryState::get` and `QueryView::get` of every shape reject the handle: with a required
+/// component (the storage rejects it), with none (the allocator does), and through a filter.
 fn check_stale_gets<S: Storage>(world: &mut World<S>, e: Entity) {
-    let a = world.query_state::<&A, ()>().unwrap();
+    let mut a = world.query_state::<&A, ()>().unwrap();
+    let mut entity = world.query_state::<Entity, ()>().unwrap();
+    let mut optional = world.query_state::<(Option<&A>, Option<&B>), ()>().unwrap();
+    let mut with = world.query_state::<Entity, With<A>>().unwrap();
+    let mut without = world.query_state::<Entity, Without<Tag>>().unwrap();
     assert_eq!(a.get(world, e), None);
-    let entity = world.query_state::<Entity, ()>().unwrap();
     assert_eq!(entity.get(world, e), None);
-    let optional = world.query_state::<(Option<&A>, Option<&B>), ()>().unwrap();
     assert_eq!(optional.get(world, e), None);
-    let with = world.query_state::<Entity, With<A>>().unwrap();
     assert_eq!(with.get(world, e), None);
-    let without = world.query_state::<Entity, Without<Tag>>().unwrap();
     assert_eq!(without.get(world, e), None);
+    // The same shapes through views (table backends: the keyed path and, for the
+    // requires-nothing ones, the look-up fallback).
+    assert_eq!(a.view(world).get(e), None);
+    assert_eq!(entity.view(world).get(e), None);
+    assert_eq!(optional.view(world).get(e), None);
+    assert_eq!(with.view(world).get(e), None);
+    assert_eq!(without.view(world).get(e), None);
     let mut writes = world.query_state::<(&mut A, Option<&B>), ()>().unwrap();
     assert!(writes.get_mut(world, e).is_none());
+    assert!(writes.view_mut(world).with(e, |_| ()).is_none());
     assert!(writes.iter_mut(world).count() == world.query::<&A>().count());
 }
 
@@ -80,6 +88,12 @@ pub fn reused_index_does_not_alias<S: Storage>() {
         .unwrap();
     assert_eq!(get.get(&world, old), None);
     assert_eq!(get.get(&world, new), Some((new, &A(2), None)));
+    let mut viewed = world
+        .query_state::<(Entity, &A, Option<&Tag>), ()>()
+        .unwrap();
+    let view = viewed.view(&world);
+    assert_eq!(view.get(old), None, "a view rejects the old handle too");
+    assert_eq!(view.get(new), Some((new, &A(2), None)));
     assert!(!world.has::<Tag>(new));
     assert_eq!(world.insert(old, Tag), Err(EcsError::NoSuchEntity(old)));
     assert!(!world.has::<Tag>(new));
