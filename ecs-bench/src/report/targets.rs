@@ -130,10 +130,11 @@ pub const TARGETS: &[Target] = &[
     Target::time("fragmented_iter", ALL, Reference::BestOf(PEERS), 1.0).because(
         "26 letter tables of 20 rows: the archetype layout makes one chunk per table, and \
          each chunk costs its setup (next matched table, the column's base pointer) plus a \
-         loop too short to vectorise fully (two 8-wide steps and a 4-row tail): about 7.5 ns \
-         a chunk, 195-250 ns a run, where shipyard walks the one dense Data array in 70-85 ns. \
-         hecs and bevy_ecs, archetype layouts too, take 1.5-2.2x our archetype time. The \
-         sparse backend walks one array too, at 0.84-0.93x shipyard over runs.",
+         loop too short to vectorise fully (two 8-wide steps and a 4-row tail): about 7 ns a \
+         chunk, 187-202 ns a run on a quiet machine, where shipyard walks the one dense Data \
+         array in 67-71 ns (2.6-2.8x; hybrid 3.0-3.5x). hecs and bevy_ecs, archetype layouts \
+         too, take 1.9-2.2x our archetype time. The sparse backend walks one array too, at \
+         0.64-0.93x shipyard over the runs of 2026-11-24.",
     ),
     Target::time(
         "simple_insert",
@@ -142,7 +143,8 @@ pub const TARGETS: &[Target] = &[
         0.8,
     )
     .because(
-        "0.64-0.66x shipyard over runs (0.3x hecs and bevy_ecs), 1.8x the `Vec` floor. A \
+        "0.64-0.70x shipyard over the runs of 2026-11-24 (0.3x hecs and bevy_ecs), \
+         1.8-1.9x the `Vec` floor. A \
          batch reserves once (columns, location records, and the entity allocator, which \
          links the batch's fresh ids in one pass so each allocation is an inlined read and \
          increment) and writes each value from registers into its column without a capacity \
@@ -168,8 +170,9 @@ pub const TARGETS: &[Target] = &[
          checked in the same slot), the table's columns resolved once per pass, a row offset \
          (perf annotate: 32 instructions per entity against hecs's 30, nothing spilled), and \
          the same four cache misses (record, then three columns), with the samples on the \
-         value loads: 1.05-1.16x hecs over runs. 0.8x would need fewer misses per entity \
-         than the layout has. The sparse backend reads each component from its own set (two \
+         value loads: 1.05-1.17x hecs in the runs of 2026-11-24, under 0.8x only in a run \
+         whose hecs samples the shared machine slowed. 0.8x would need fewer misses per \
+         entity than the layout has. The sparse backend reads each component from its own set (two \
          dependent misses per component, as shipyard does), which no sparse layout avoids.",
     ),
     Target::time("create", ALL, Reference::BestOf(PEERS), 0.6).because(
