@@ -144,7 +144,7 @@ pub const TARGETS: &[Target] = &[
     )
     .because(
         "0.64-0.70x shipyard over the runs of 2026-11-24 (0.3x hecs and bevy_ecs), \
-         1.8-1.9x the `Vec` floor. A \
+         1.8-2.0x the `Vec` floor. A \
          batch reserves once (columns, location records, and the entity allocator, which \
          links the batch's fresh ids in one pass so each allocation is an inlined read and \
          increment) and writes each value from registers into its column without a capacity \
