@@ -132,7 +132,7 @@ pub const TARGETS: &[Target] = &[
          each chunk costs its setup (next matched table, the column's base pointer) plus a \
          loop too short to vectorise fully (two 8-wide steps and a 4-row tail): about 7 ns a \
          chunk, 187-202 ns a run on a quiet machine, where shipyard walks the one dense Data \
-         array in 67-71 ns (2.6-2.8x; hybrid 3.0-3.5x). hecs and bevy_ecs, archetype layouts \
+         array in 67-71 ns (2.6-2.8x; hybrid 3.0-3.8x). hecs and bevy_ecs, archetype layouts \
          too, take 1.9-2.2x our archetype time. The sparse backend walks one array too, at \
          0.64-0.93x shipyard over the runs of 2026-11-24.",
     ),
