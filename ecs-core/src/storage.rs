@@ -229,7 +229,8 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
     /// default) lets random access ([`QueryView`](crate::query::QueryView)) go straight to
     /// [`Storage::place`] at compile time, without walking the chunks for keys first. Only
     /// speed depends on it: a backend that keys chunks while saying `false` is read through
-    /// `place` anyway.
+    /// `place` anyway, and one that says `true` without keying any chunk only walks its
+    /// chunks once per view for nothing.
     const KEYS_CHUNKS: bool = false;
 
     /// Look-up used for [`ColumnAccess::Sparse`].

@@ -46,15 +46,15 @@ impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> QueryView<'w, Q, F, S> {
     pub(super) unsafe fn new(state: &'w QueryState<Q, F, S>, world: WorldView<'w, S>) -> Self {
         let ctx = FetchContext::new(world, &state.changes);
         let mut fetches: Vec<Option<Q::Fetch<'w, S>>> = Vec::new();
-        let mut keyed = S::KEYS_CHUNKS;
-        if !keyed {
+        if !S::KEYS_CHUNKS {
             return QueryView {
                 state,
                 world,
                 fetches,
-                keyed,
+                keyed: false,
             };
         }
+        let mut keyed = true;
         let chunks =
             world
                 .storage()
