@@ -153,7 +153,8 @@ unsafe impl<S: Storage, Marker: 'static, F: SystemParamFunction<S, Marker>> Syst
             "system `{}` runs on the world it was initialised for; make another for this world",
             self.name
         );
-        // SAFETY: forwarded contract (`run_unsafe`'s caller checked the access).
+        // SAFETY: the state was built by `init` against this world (asserted above); the caller
+        // guarantees the access (`run_unsafe`'s contract).
         let params = unsafe { F::Param::fetch(state, world) };
         self.func.run(params);
     }

@@ -58,7 +58,7 @@ use crate::world::World;
 ///   schedule.
 /// * `run_unsafe` touches the world only as its access says, and changes its structure only
 ///   through the `&World`-safe means (entity reservation, change logs).
-/// * [`System::is_initialized`] is true only after `initialize` succeeded. Given a world
+/// * [`System::is_initialized`] is true exactly when `initialize` has succeeded. Given a world
 ///   other than the one it was initialised for (whose component ids its access names),
 ///   `run_unsafe` touches nothing of it (function systems panic).
 ///
@@ -145,7 +145,9 @@ pub unsafe trait System<S: Storage>: Send + Sync + 'static {
     fn run(&mut self, world: &mut World<S>) -> Result<(), EcsError> {
         self.initialize(world)?;
         world.flush();
-        // SAFETY: initialised just now; `&mut World` excludes every other access.
+        // SAFETY: `initialize` returned `Ok`, so the system is initialised (trait contract;
+        // one initialised for another world touches nothing of this one); `&mut World`
+        // excludes every other access.
         unsafe { self.run_unsafe(world) };
         self.apply(world);
         Ok(())
