@@ -159,6 +159,19 @@ unsafe impl<S: Storage, Marker: 'static, F: SystemParamFunction<S, Marker>> Syst
         self.func.run(params);
     }
 
+    fn validate(&self, world: &World<S>) -> Result<(), EcsError> {
+        let Some(state) = &self.state else {
+            return Ok(());
+        };
+        F::Param::validate(state, world).map_err(|err| match err {
+            EcsError::MissingResource { resource, .. } => EcsError::MissingResource {
+                system: self.name.to_string(),
+                resource,
+            },
+            other => other,
+        })
+    }
+
     fn apply(&mut self, world: &mut World<S>) {
         if let Some(state) = &mut self.state {
             F::Param::apply(state, world);

@@ -30,13 +30,20 @@
 //! A [`Schedule`](crate::Schedule) runs many systems, in parallel where their accesses allow.
 
 mod access;
+mod exclusive;
 mod function;
+mod local;
 mod param;
+mod param_set;
 mod query;
 
 pub use access::SystemAccess;
+pub use exclusive::{ExclusiveSystem, IsExclusive};
 pub use function::{FunctionSystem, IsFunction, SystemParamFunction};
+pub use local::Local;
+pub(crate) use param::conflict;
 pub use param::{SystemParam, SystemParamItem};
+pub use param_set::ParamSet;
 pub use query::Query;
 
 use crate::error::EcsError;
@@ -131,6 +138,16 @@ pub unsafe trait System<S: Storage>: Send + Sync + 'static {
     /// world's structure does not change. (Given another world than the one it was
     /// initialised for, the system touches nothing: the trait's contract.)
     unsafe fn run_unsafe(&mut self, world: &World<S>);
+
+    /// Checks, before a schedule runs, that the system can fetch its parameters (the
+    /// resources it needs exist). The default has nothing to check.
+    ///
+    /// # Errors
+    /// [`EcsError::MissingResource`] naming the system.
+    fn validate(&self, world: &World<S>) -> Result<(), EcsError> {
+        let _ = world;
+        Ok(())
+    }
 
     /// Applies deferred work (commands) to the world: the sync point.
     fn apply(&mut self, world: &mut World<S>);
