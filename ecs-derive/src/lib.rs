@@ -173,6 +173,19 @@ pub fn derive_bundle(input: TokenStream) -> TokenStream {
 ///
 /// This flavour, for crates that depend on the `ecs` facade, names `::ecs::ecs_core`; `ecs`
 /// re-exports it as `Component`.
+///
+/// ```
+/// use ecs::prelude::*;
+///
+/// #[derive(Component)]
+/// #[component(storage = "sparse")]
+/// struct Stunned;
+///
+/// let mut world = World::new();
+/// let e = world.spawn(Stunned);
+/// assert!(world.has::<Stunned>(e));
+/// assert_eq!(Stunned::STORAGE, StorageKind::Sparse);
+/// ```
 #[proc_macro_derive(FacadeComponent, attributes(component))]
 pub fn derive_facade_component(input: TokenStream) -> TokenStream {
     expand(input, Root::Facade, component::derive)
@@ -182,6 +195,22 @@ pub fn derive_facade_component(input: TokenStream) -> TokenStream {
 ///
 /// This flavour, for crates that depend on the `ecs` facade, names `::ecs::ecs_core`; `ecs`
 /// re-exports it as `Bundle`.
+///
+/// ```
+/// use ecs::prelude::*;
+///
+/// #[derive(Component, Debug, PartialEq)]
+/// struct Pos(i32);
+/// #[derive(Component, Debug, PartialEq)]
+/// struct Vel(i32);
+/// #[derive(Bundle, Debug, PartialEq)]
+/// struct Body(Pos, Vel);
+///
+/// let mut world = World::new();
+/// let e = world.spawn(Body(Pos(1), Vel(2)));
+/// assert_eq!(world.take::<Body>(e), Ok(Body(Pos(1), Vel(2))));
+/// assert!(world.is_empty());
+/// ```
 #[proc_macro_derive(FacadeBundle, attributes(bundle))]
 pub fn derive_facade_bundle(input: TokenStream) -> TokenStream {
     expand(input, Root::Facade, bundle::derive)
