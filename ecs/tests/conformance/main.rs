@@ -5,6 +5,7 @@
 //! that diverges from the others fails by name.
 
 mod batches;
+mod bundles;
 mod components;
 mod drops;
 mod layout;
@@ -24,6 +25,7 @@ backends! {
     drops::panicking_drop_on_clear => panic_on_clear,
     drops::panicking_drop_on_world_drop => panic_on_world_drop,
     drops::panicking_drop_on_remove_by_id => panic_on_remove_by_id,
+    drops::panicking_drop_on_take => panic_on_take,
     layout::zero_sized_only_entities => zst_only,
     layout::over_aligned_components => over_aligned,
     layout::dynamic_components => dynamic_components,
@@ -41,4 +43,12 @@ backends! {
     batches::spawn_batch_with_any_size_hint => spawn_batch_any_size_hint,
     batches::panicking_batch_iterator_keeps_what_it_spawned => panicking_batch_iterator,
     batches::every_copy_width_survives_moves => copy_widths,
+    bundles::derived_components_keep_their_attributes => derived_components,
+    bundles::derived_bundles_spawn_and_spawn_batch => derived_bundles_spawn,
+    bundles::insert_bundles_hand_back_what_they_replaced => insert_bundles,
+    bundles::remove_bundles_all_or_nothing => remove_bundles,
+    bundles::take_despawns_and_hands_back_the_bundle => take_bundles,
+    bundles::bundle_operations_drop_each_value_once => bundle_drops_exactly_once,
+    bundles::duplicate_components_in_bundles_panic => bundle_duplicates_panic,
+    bundles::commands_insert_and_remove_bundles => commands_bundles,
 }
