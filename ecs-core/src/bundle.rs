@@ -1,6 +1,16 @@
-//! Bundles: the tuples of components `spawn` takes.
+//! Bundles: the sets of components `spawn` and `insert` take and `remove` and `take` hand back.
 //!
-//! A bundle type is resolved once per world into a [`BundleInfo`] (its component ids in tuple
+//! A bundle is one of:
+//! * a single component (`impl<T: Component> Bundle for T`);
+//! * a tuple of up to 16 bundles, `(A, B)` or `(A, (B, C))`;
+//! * a struct with `#[derive(Bundle)]`, whose fields are components or `#[bundle]` nested
+//!   bundles.
+//!
+//! Nested bundles *flatten*: `(A, (B, C))` holds the components `A`, `B`, `C`, as field 0, 1
+//! and 2 of one list, so storing one costs what storing the flat tuple `(A, B, C)` costs. A
+//! component type may appear only once in that list.
+//!
+//! A bundle type is resolved once per world into a [`BundleInfo`] (its component ids in field
 //! order, checked for duplicates); backends key their per-bundle caches (the target archetype,
 //! the column of each field) by [`BundleId`], so spawning a known bundle resolves its layout
 //! once per bundle type, not once per entity.
@@ -8,32 +18,214 @@
 use std::any::TypeId;
 
 use crate::component::{Component, ComponentId, Components, TypeIdMap, TypeSlots};
+use crate::error::EcsError;
 
 /// Receives the values of a bundle one by one, typed.
 ///
 /// Backends implement it to write each value straight into its column or sparse set.
 pub trait BundleVisitor {
-    /// Takes ownership of field `index` (tuple order) of the bundle.
+    /// Takes ownership of field `index` (of the flattened field list) of the bundle.
     fn visit<T: Component>(&mut self, index: usize, value: T);
 }
 
-/// A set of components spawned or inserted together: tuples of up to 16 components.
+/// A visitor that hands a nested bundle's fields on to another visitor, shifted by `first`:
+/// the index the nested bundle's first field has in the enclosing bundle's flattened list.
+///
+/// The tuple impls and `#[derive(Bundle)]` visit a nested bundle through it; the shift is a
+/// constant once inlined, so a nested bundle is stored as fast as a flat one.
+///
+/// ```
+/// use ecs_core::bundle::{Bundle, BundleVisitor, OffsetVisitor};
+/// use ecs_core::Component;
+/// struct A;
+/// impl Component for A {}
+/// struct B;
+/// impl Component for B {}
+///
+/// struct Indices(Vec<usize>);
+/// impl BundleVisitor for Indices {
+///     fn visit<T: Component>(&mut self, index: usize, _value: T) {
+///         self.0.push(index);
+///     }
+/// }
+/// let mut seen = Indices(Vec::new());
+/// // As if (A, B) were the fields 3 and 4 of an enclosing bundle.
+/// (A, B).visit(&mut OffsetVisitor::new(&mut seen, 3));
+/// assert_eq!(seen.0, vec![3, 4]);
+/// ```
+pub struct OffsetVisitor<'a, V: BundleVisitor> {
+    inner: &'a mut V,
+    first: usize,
+}
+
+impl<'a, V: BundleVisitor> OffsetVisitor<'a, V> {
+    /// Forwards to `inner`, adding `first` to every index.
+    #[inline(always)]
+    pub fn new(inner: &'a mut V, first: usize) -> Self {
+        OffsetVisitor { inner, first }
+    }
+}
+
+impl<V: BundleVisitor> BundleVisitor for OffsetVisitor<'_, V> {
+    #[inline(always)]
+    fn visit<T: Component>(&mut self, index: usize, value: T) {
+        self.inner.visit(self.first + index, value);
+    }
+}
+
+/// Receives the values of a bundle being inserted, one by one, and hands back what each
+/// replaced ([`World::insert`](crate::World::insert) implements it for one entity).
+///
+/// ```
+/// use ecs_core::bundle::{Bundle, ComponentInserter};
+/// use ecs_core::Component;
+/// struct A(u8);
+/// impl Component for A {}
+/// struct B(u8);
+/// impl Component for B {}
+///
+/// /// Stores nothing: records the types and hands every value back as "replaced".
+/// struct Names(Vec<&'static str>);
+/// impl ComponentInserter for Names {
+///     fn insert<T: Component>(&mut self, value: T) -> Option<T> {
+///         self.0.push(std::any::type_name::<T>());
+///         Some(value)
+///     }
+/// }
+/// let mut names = Names(Vec::new());
+/// let (a, b) = (A(1), B(2)).insert_into(&mut names);
+/// assert_eq!(a.unwrap().0 + b.unwrap().0, 3);
+/// assert!(names.0[0].ends_with("A") && names.0[1].ends_with("B"));
+/// ```
+pub trait ComponentInserter {
+    /// Stores `value` as the target's `T`, returning the `T` it replaced.
+    fn insert<T: Component>(&mut self, value: T) -> Option<T>;
+}
+
+/// Hands out the values a bundle is rebuilt from, one by one
+/// ([`World::remove`](crate::World::remove) and [`World::take`](crate::World::take)
+/// implement it for one entity).
+///
+/// ```
+/// use std::any::Any;
+/// use ecs_core::bundle::{Bundle, ComponentSource};
+/// use ecs_core::{Component, EcsError, Entity};
+/// #[derive(Debug, PartialEq)]
+/// struct A(u8);
+/// impl Component for A {}
+/// #[derive(Debug, PartialEq)]
+/// struct B(u8);
+/// impl Component for B {}
+///
+/// /// Loose values, handed out by type.
+/// struct Bag(Vec<Box<dyn Any>>);
+/// impl ComponentSource for Bag {
+///     fn take<T: Component>(&mut self) -> Result<T, EcsError> {
+///         let missing = EcsError::MissingComponent {
+///             entity: Entity::new(0, 1).unwrap(),
+///             component: std::any::type_name::<T>().into(),
+///         };
+///         let at = self.0.iter().position(|v| v.is::<T>()).ok_or(missing)?;
+///         Ok(*self.0.swap_remove(at).downcast::<T>().unwrap())
+///     }
+/// }
+/// let mut bag = Bag(vec![Box::new(B(2)), Box::new(A(1))]);
+/// assert_eq!(<(A, B)>::take_from(&mut bag).unwrap(), (A(1), B(2)));
+/// assert!(A::take_from(&mut bag).is_err(), "the bag is empty");
+/// ```
+pub trait ComponentSource {
+    /// Takes the source's `T`.
+    ///
+    /// # Errors
+    /// When the source has no `T` (a world's entity answers
+    /// [`EcsError::MissingComponent`]).
+    fn take<T: Component>(&mut self) -> Result<T, EcsError>;
+}
+
+/// A set of components spawned, inserted, removed or taken together: a component, a tuple of
+/// bundles (up to 16), or a struct with `#[derive(Bundle)]` (see the [module docs](self)).
+///
+/// ```
+/// use ecs_core::{Bundle, Component, World, testing::VecStorage};
+/// #[derive(Component, Debug, PartialEq)]
+/// struct Pos(f32);
+/// #[derive(Component, Debug, PartialEq)]
+/// struct Vel(f32);
+/// #[derive(Bundle)]
+/// struct Body { pos: Pos, vel: Vel }
+///
+/// assert_eq!(<Body as Bundle>::COUNT, 2);
+/// assert_eq!(<(Pos, (Vel,))>::COUNT, 2);
+/// let mut world = World::<VecStorage>::new();
+/// let e = world.spawn(Body { pos: Pos(0.0), vel: Vel(1.0) });
+/// let replaced: (Option<Pos>, Option<Vel>) = world.insert(e, (Pos(2.0), Vel(3.0))).unwrap();
+/// assert_eq!(replaced, (Some(Pos(0.0)), Some(Vel(1.0))));
+/// ```
 ///
 /// # Safety
-/// [`Bundle::component_ids`] registers and appends `T_i`'s id for each field `i` (of type
-/// `T_i`), in field order, the same on every call; [`Bundle::visit`] calls
-/// `visitor.visit::<T_i>(i, field_i)` exactly once per field, in that order. Backends write
-/// the value they are handed with index `i` into the storage of the bundle's `i`-th
-/// component without checking its type.
-pub unsafe trait Bundle: Send + Sync + 'static {
+/// Backends write the value of field `i` into the storage of component `i` without checking
+/// its type, so an implementation promises:
+/// * [`Bundle::COUNT`] is the number of ids [`Bundle::component_ids`] appends;
+/// * [`Bundle::visit`] calls the visitor exactly once for each index in `0..COUNT`, in
+///   increasing order, handing over at index `i` a value of the type whose id
+///   `component_ids` appended at position `i`.
+///
+/// [`Bundle::insert_into`] and [`Bundle::take_from`] are typed and cannot break memory safety;
+/// for [`World::remove`](crate::World::remove) to be all or nothing they must insert or take
+/// exactly the components `component_ids` lists, once each (the tuple impls and the derive
+/// do).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a bundle",
+    label = "not a bundle",
+    note = "a bundle is a component, a tuple of bundles, or a struct with `#[derive(Bundle)]`"
+)]
+pub unsafe trait Bundle: Sized + Send + Sync + 'static {
+    /// Number of components, nested bundles flattened.
+    const COUNT: usize;
+
     /// Whether any field's type tracks changes ([`Component::TRACK_CHANGES`]): spawning a
     /// bundle without one skips change bookkeeping at compile time.
     const TRACKS_CHANGES: bool = true;
+
+    /// What [`World::insert`](crate::World::insert) hands back: for a component `T`,
+    /// `Option<T>` (the value it replaced, if the entity had one); for a tuple or a derived
+    /// struct, a tuple of its fields' `Replaced`, in field order.
+    type Replaced;
 
     /// Registers the bundle's components and appends their ids, in field order.
     fn component_ids(components: &mut Components, out: &mut Vec<ComponentId>);
     /// Hands every field to the visitor.
     fn visit(self, visitor: &mut impl BundleVisitor);
+    /// Hands every field to the inserter, in field order, collecting what each replaced.
+    fn insert_into(self, inserter: &mut impl ComponentInserter) -> Self::Replaced;
+    /// Builds the bundle from values taken from `source`, in field order.
+    ///
+    /// # Errors
+    /// The first error of [`ComponentSource::take`]; values taken before it are dropped.
+    fn take_from(source: &mut impl ComponentSource) -> Result<Self, EcsError>;
+}
+
+// SAFETY: one component: one id, and one visit, at index 0, as `T`.
+unsafe impl<T: Component> Bundle for T {
+    const COUNT: usize = 1;
+    const TRACKS_CHANGES: bool = T::TRACK_CHANGES;
+    type Replaced = Option<T>;
+
+    fn component_ids(components: &mut Components, out: &mut Vec<ComponentId>) {
+        out.push(components.register::<T>());
+    }
+    #[inline(always)]
+    fn visit(self, visitor: &mut impl BundleVisitor) {
+        visitor.visit::<T>(0, self);
+    }
+    #[inline(always)]
+    fn insert_into(self, inserter: &mut impl ComponentInserter) -> Option<T> {
+        inserter.insert(self)
+    }
+    #[inline(always)]
+    fn take_from(source: &mut impl ComponentSource) -> Result<T, EcsError> {
+        source.take::<T>()
+    }
 }
 
 /// The dense id of a bundle type within one world.
@@ -108,8 +300,14 @@ impl BundleInfo {
     ///
     /// Returns the name of a component that appears twice, which no entity can hold.
     pub fn new<B: Bundle>(index: u32, components: &mut Components) -> Result<BundleInfo, String> {
-        let mut ids = Vec::new();
+        let mut ids = Vec::with_capacity(B::COUNT);
         B::component_ids(components, &mut ids);
+        assert_eq!(
+            ids.len(),
+            B::COUNT,
+            "Bundle::COUNT of {} disagrees with its component_ids",
+            std::any::type_name::<B>()
+        );
         let mut sorted = ids.clone();
         sorted.sort_unstable();
         if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
@@ -136,18 +334,38 @@ impl BundleInfo {
 
 macro_rules! tuple_bundle {
     ($($name:ident $index:tt),*) => {
-        // SAFETY: ids are registered and values visited in the same field order and types.
-        unsafe impl<$($name: Component),*> Bundle for ($($name,)*) {
-            const TRACKS_CHANGES: bool = false $(|| $name::TRACK_CHANGES)*;
+        // SAFETY: the elements' ids are appended in element order and `COUNT` adds up the
+        // elements' counts; `visit` visits each element once, in order, shifted by the counts
+        // of the elements before it: the indices its own visit uses (sound, by its impl),
+        // moved to where its ids are in the list.
+        unsafe impl<$($name: Bundle),*> Bundle for ($($name,)*) {
+            const COUNT: usize = 0 $(+ $name::COUNT)*;
+            const TRACKS_CHANGES: bool = false $(|| $name::TRACKS_CHANGES)*;
+            type Replaced = ($($name::Replaced,)*);
 
             #[allow(unused_variables)]
             fn component_ids(components: &mut Components, out: &mut Vec<ComponentId>) {
-                $(out.push(components.register::<$name>());)*
+                $($name::component_ids(components, out);)*
             }
             #[allow(unused_variables)]
             #[inline(always)]
             fn visit(self, visitor: &mut impl BundleVisitor) {
-                $(visitor.visit::<$name>($index, self.$index);)*
+                let first = 0;
+                $(
+                    self.$index.visit(&mut OffsetVisitor::new(&mut *visitor, first));
+                    #[allow(unused_variables)]
+                    let first = first + $name::COUNT;
+                )*
+            }
+            #[allow(unused_variables, clippy::unused_unit)]
+            #[inline(always)]
+            fn insert_into(self, inserter: &mut impl ComponentInserter) -> Self::Replaced {
+                ($(self.$index.insert_into(inserter),)*)
+            }
+            #[allow(unused_variables)]
+            #[inline(always)]
+            fn take_from(source: &mut impl ComponentSource) -> Result<Self, EcsError> {
+                Ok(($($name::take_from(source)?,)*))
             }
         }
     };
@@ -190,15 +408,111 @@ mod tests {
         assert!(err.ends_with("X"));
     }
 
+    #[derive(crate::Component)]
+    #[component(track_changes)]
+    struct Z;
+
+    #[derive(crate::Bundle)]
+    struct Inner {
+        y: Y,
+        z: Z,
+    }
+
+    #[derive(crate::Bundle)]
+    struct Outer(X, #[bundle] Inner, #[bundle] (), #[bundle] (Y2,));
+
+    struct Y2;
+    impl Component for Y2 {}
+
+    /// Records (index, type name) of every visit.
+    struct Rec(Vec<(usize, &'static str)>);
+    impl BundleVisitor for Rec {
+        fn visit<T: Component>(&mut self, index: usize, _value: T) {
+            self.0.push((index, std::any::type_name::<T>()));
+        }
+    }
+
+    /// Visits `bundle` and checks each index names the type `component_ids` put there.
+    fn check_visit_matches_ids<B: Bundle>(bundle: B) -> usize {
+        let mut c = Components::default();
+        let mut ids = Vec::new();
+        B::component_ids(&mut c, &mut ids);
+        assert_eq!(ids.len(), B::COUNT);
+        let mut r = Rec(Vec::new());
+        bundle.visit(&mut r);
+        let indices: Vec<usize> = r.0.iter().map(|&(i, _)| i).collect();
+        assert_eq!(indices, (0..B::COUNT).collect::<Vec<_>>());
+        for (index, name) in r.0 {
+            assert_eq!(c.info(ids[index]).name(), name, "field {index}");
+        }
+        B::COUNT
+    }
+
+    #[test]
+    fn nested_bundles_flatten_in_field_order() {
+        assert_eq!(check_visit_matches_ids((X(1), (Y, (X2, Y2)), ())), 4);
+        assert_eq!(check_visit_matches_ids(((), ((),), X(0))), 1);
+        assert_eq!(check_visit_matches_ids(X(3)), 1);
+        let outer = Outer(X(1), Inner { y: Y, z: Z }, (), (Y2,));
+        assert_eq!(check_visit_matches_ids(outer), 4);
+        assert_eq!(check_visit_matches_ids(((Inner { y: Y, z: Z },), X(2))), 3);
+    }
+
+    struct X2;
+    impl Component for X2 {}
+
+    #[test]
+    fn tracking_is_the_or_of_the_fields() {
+        const {
+            assert!(!<(X, Y)>::TRACKS_CHANGES);
+            assert!(<(X, (Y, Z))>::TRACKS_CHANGES);
+            assert!(<Inner as Bundle>::TRACKS_CHANGES && <Outer as Bundle>::TRACKS_CHANGES);
+            assert!(!<() as Bundle>::TRACKS_CHANGES && !<X as Bundle>::TRACKS_CHANGES);
+        }
+    }
+
+    #[test]
+    fn nested_duplicates_rejected() {
+        let mut c = Components::default();
+        let err = BundleInfo::new::<(X, (Y, X))>(0, &mut c).unwrap_err();
+        assert!(err.ends_with("X"));
+        let err = BundleInfo::new::<(Inner, Y)>(1, &mut c).unwrap_err();
+        assert!(err.ends_with("Y"), "{err}");
+    }
+
+    /// A bundle whose `COUNT` is wrong (a broken manual impl) is refused when resolved.
+    struct Miscounted(X);
+    // SAFETY: never visited: the test only resolves it, which must panic first.
+    unsafe impl Bundle for Miscounted {
+        const COUNT: usize = 2;
+        type Replaced = ();
+        fn component_ids(components: &mut Components, out: &mut Vec<ComponentId>) {
+            out.push(components.register::<X>());
+        }
+        fn visit(self, visitor: &mut impl BundleVisitor) {
+            visitor.visit(0, self.0);
+        }
+        fn insert_into(self, _: &mut impl ComponentInserter) {}
+        fn take_from(source: &mut impl ComponentSource) -> Result<Self, EcsError> {
+            source.take().map(Miscounted)
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "disagrees with its component_ids")]
+    fn a_wrong_count_is_refused() {
+        let _ = BundleInfo::new::<Miscounted>(0, &mut Components::default());
+    }
+
     #[test]
     fn visit_order_matches() {
-        struct Rec(Vec<usize>);
-        impl BundleVisitor for Rec {
+        struct Indices(Vec<usize>);
+        impl BundleVisitor for Indices {
             fn visit<T: Component>(&mut self, index: usize, _value: T) {
                 self.0.push(index);
             }
         }
-        let mut r = Rec(Vec::new());
+        let mut r = Indices(Vec::new());
         (X(1), Y, X(2)).visit(&mut r);
         assert_eq!(r.0, vec![0, 1, 2]);
         let _ = X(0).0;

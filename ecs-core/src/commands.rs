@@ -33,7 +33,8 @@ pub struct CommandQueue {
 enum Command {
     Spawn(Entity, Box<dyn ErasedBundle>),
     Insert(Entity, Box<dyn ErasedBundle>),
-    Remove(Entity, fn(&Components) -> Option<ComponentId>),
+    /// Registers the bundle's components and appends their ids (`Bundle::component_ids`).
+    Remove(Entity, fn(&mut Components, &mut Vec<ComponentId>)),
     Despawn(Entity),
     InsertResource(TypeId, &'static str, Box<dyn Any + Send + Sync>),
     RemoveResource(TypeId),
@@ -118,18 +119,59 @@ impl<'w, 's> Commands<'w, 's> {
         entity
     }
 
-    /// Queues inserting (or replacing) the bundle's components on `entity`.
+    /// Queues inserting (or replacing) the bundle's components on `entity` (a component, a
+    /// tuple or a `#[derive(Bundle)]` struct); replaced values are dropped.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, Bundle, testing::VecStorage};
+    /// # use ecs_core::commands::{CommandQueue, Commands};
+    /// #[derive(Component)]
+    /// struct Hp(u32);
+    /// #[derive(Component)]
+    /// struct Armor(u32);
+    /// #[derive(Bundle)]
+    /// struct Stats { hp: Hp, armor: Armor }
+    /// let mut world = World::<VecStorage>::new();
+    /// let e = world.spawn(Hp(1));
+    /// let mut queue = CommandQueue::new();
+    /// let mut commands = Commands::new(&mut queue, &world);
+    /// commands.insert(e, Stats { hp: Hp(5), armor: Armor(2) });
+    /// world.apply(&mut queue);
+    /// assert_eq!(world.get::<Hp>(e).map(|hp| hp.0), Some(5));
+    /// assert!(world.has::<Armor>(e));
+    /// ```
     pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) {
         self.queue
             .commands
             .push(Command::Insert(entity, Box::new(bundle)));
     }
 
-    /// Queues removing (and dropping) `entity`'s `T`.
-    pub fn remove<T: Component>(&mut self, entity: Entity) {
+    /// Queues removing (and dropping) the components of bundle `B` from `entity`, all or
+    /// nothing as [`World::remove`]: when applied to an entity that lacks one of them, the
+    /// command does nothing.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// # use ecs_core::commands::{CommandQueue, Commands};
+    /// #[derive(Component)]
+    /// struct Hp(u32);
+    /// #[derive(Component)]
+    /// struct Armor(u32);
+    /// let mut world = World::<VecStorage>::new();
+    /// let both = world.spawn((Hp(1), Armor(1)));
+    /// let hp_only = world.spawn(Hp(1));
+    /// let mut queue = CommandQueue::new();
+    /// let mut commands = Commands::new(&mut queue, &world);
+    /// commands.remove::<(Hp, Armor)>(both);
+    /// commands.remove::<(Hp, Armor)>(hp_only);
+    /// world.apply(&mut queue);
+    /// assert!(!world.has::<Hp>(both) && !world.has::<Armor>(both));
+    /// assert!(world.has::<Hp>(hp_only), "lacked Armor: nothing removed");
+    /// ```
+    pub fn remove<B: Bundle>(&mut self, entity: Entity) {
         self.queue
             .commands
-            .push(Command::Remove(entity, Components::id::<T>));
+            .push(Command::Remove(entity, B::component_ids));
     }
 
     /// Queues despawning `entity`.
@@ -170,6 +212,7 @@ impl<S: Storage> World<S> {
     /// ```
     pub fn apply(&mut self, queue: &mut CommandQueue) {
         self.flush();
+        let mut ids = Vec::new();
         for command in queue.commands.drain(..) {
             match command {
                 Command::Spawn(entity, bundle) | Command::Insert(entity, bundle) => {
@@ -178,10 +221,18 @@ impl<S: Storage> World<S> {
                         entity,
                     });
                 }
-                Command::Remove(entity, id) => {
-                    if let Some(id) = id(self.components()) {
-                        // A missing entity or component is not an error for a command.
-                        let _ = self.remove_by_id(entity, id);
+                Command::Remove(entity, component_ids) => {
+                    ids.clear();
+                    component_ids(self.components_mut(), &mut ids);
+                    // A missing entity or component is not an error for a command; it makes
+                    // the command do nothing, as `World::remove` removes all or nothing.
+                    let holds_all = self.contains(entity)
+                        && ids.iter().all(|&id| self.storage().contains(entity, id));
+                    if holds_all {
+                        for &id in &ids {
+                            // Fails only for a second mention of one component (already gone).
+                            let _ = self.remove_by_id(entity, id);
+                        }
                     }
                 }
                 Command::Despawn(entity) => {

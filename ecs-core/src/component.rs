@@ -33,6 +33,12 @@ pub enum StorageKind {
 ///
 /// Override [`Component::TRACK_CHANGES`] to opt in to change tracking (the
 /// [`Changed`](crate::Changed) and [`Added`](crate::Added) filters); see [`crate::change`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a component",
+    label = "not a component",
+    note = "derive it with `#[derive(Component)]` (or implement the trait); a struct field \
+            holding a nested bundle is marked `#[bundle]`"
+)]
 pub trait Component: Send + Sync + 'static {
     /// The storage this type asks for where the backend offers a choice.
     const STORAGE: StorageKind = StorageKind::Table;

@@ -11,7 +11,9 @@ use crate::entity::Entity;
 pub enum EcsError {
     /// The handle is stale (despawned) or was never handed out by this world.
     NoSuchEntity(Entity),
-    /// The entity is live but has no such component.
+    /// The entity is live but has no such component. For a bundle
+    /// ([`World::remove`](crate::World::remove), [`World::take`](crate::World::take)): the
+    /// first of its components, in field order, the entity lacks; nothing was removed.
     MissingComponent {
         /// The entity asked about.
         entity: Entity,

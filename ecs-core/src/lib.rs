@@ -19,9 +19,8 @@
 //! ```
 //! use ecs_core::prelude::*;
 //! # use ecs_core::testing::VecStorage;
-//! #[derive(Debug, PartialEq)]
+//! #[derive(Component, Debug, PartialEq)]
 //! struct Position(f32);
-//! impl Component for Position {}
 //!
 //! let mut world = World::<VecStorage>::new();
 //! let e = world.spawn((Position(1.0),));
@@ -30,6 +29,9 @@
 //! }
 //! assert_eq!(world.get::<Position>(e), Some(&Position(2.0)));
 //! ```
+
+// The derives name this crate `::ecs_core`; the path must resolve inside it too (its tests).
+extern crate self as ecs_core;
 
 pub mod blob;
 pub mod bundle;
@@ -52,8 +54,11 @@ pub mod world;
 
 pub use bundle::Bundle;
 pub use change::Mut;
+// `#[derive(Component)]` and `#[derive(Bundle)]`, beside the traits of the same names (the
+// derives name this crate `::ecs_core`; the `ecs` facade re-exports its own flavour).
 pub use commands::{CommandQueue, Commands};
 pub use component::{Component, ComponentDescriptor, ComponentId, StorageKind};
+pub use ecs_derive::{Bundle, Component};
 pub use entity::Entity;
 pub use error::EcsError;
 pub use event::{EventReader, EventWriter, Events};
@@ -79,4 +84,5 @@ pub mod prelude {
     pub use crate::storage::Storage;
     pub use crate::system::{IntoSystem, Local, ParamSet, Query, System};
     pub use crate::world::World;
+    pub use ecs_derive::{Bundle, Component};
 }

@@ -16,17 +16,34 @@
 //! ```
 //! use ecs::prelude::*;
 //!
+//! #[derive(Component)]
 //! struct Position(f32);
-//! impl Component for Position {}
+//! #[derive(Component)]
 //! struct Velocity(f32);
-//! impl Component for Velocity {}
+//! // Kept in sparse sets by the `hybrid` backend; in tables or sets by the others.
+//! #[derive(Component)]
+//! #[component(storage = "sparse")]
+//! struct Stunned;
+//!
+//! #[derive(Bundle)]
+//! struct Body {
+//!     position: Position,
+//!     velocity: Velocity,
+//! }
 //!
 //! let mut world = World::new();
-//! let e = world.spawn((Position(0.0), Velocity(1.5)));
+//! let e = world.spawn(Body { position: Position(0.0), velocity: Velocity(1.5) });
 //! world.query::<(&mut Position, &Velocity)>().for_each(|(p, v)| p.0 += v.0);
 //! assert_eq!(world.get::<Position>(e).unwrap().0, 1.5);
+//! world.insert(e, Stunned).unwrap();
+//! let body: Body = world.remove::<Body>(e).unwrap();
+//! assert_eq!(body.velocity.0, 1.5);
 //! println!("running on the {} backend", BACKEND);
 //! ```
+//!
+//! `#[derive(Component)]` and `#[derive(Bundle)]` are this crate's flavour of the derives:
+//! their code names the core as `::ecs::ecs_core`, so a crate that depends on `ecs` alone can
+//! use them.
 
 #[cfg(not(any(feature = "archetype", feature = "sparse", feature = "hybrid")))]
 compile_error!(
@@ -62,19 +79,25 @@ pub type Query<'w, 's, Q, F = ()> = ecs_core::Query<'w, 's, Q, F, Backend>;
 pub type Schedule = ecs_core::Schedule<Backend>;
 
 pub use ecs_core;
+// The traits only (`ecs_core::{Bundle, Component}` would bring `ecs_core`'s derives too, whose
+// code names `::ecs_core`): the derives of the same names are this crate's flavour.
+pub use ecs_core::bundle::Bundle;
+pub use ecs_core::component::Component;
 pub use ecs_core::{
-    Added, BatchSize, Bundle, Changed, CommandQueue, Commands, Component, ComponentDescriptor,
-    ComponentId, EcsError, Entity, IntoSystem, Mut, Or, Res, ResMut, Resource, StorageKind, System,
-    SystemId, With, Without,
+    Added, BatchSize, Changed, CommandQueue, Commands, ComponentDescriptor, ComponentId, EcsError,
+    Entity, IntoSystem, Mut, Or, Res, ResMut, Resource, StorageKind, System, SystemId, With,
+    Without,
 };
+pub use ecs_derive::{FacadeBundle as Bundle, FacadeComponent as Component};
 
 /// `use ecs::prelude::*;` brings the world, components, queries and filters into scope.
 pub mod prelude {
     pub use crate::{Backend, QueryState, World, BACKEND};
+    pub use crate::{Bundle, Component};
     pub use crate::{Query, Schedule};
     pub use ecs_core::{
-        Added, BatchSize, Bundle, Changed, CommandQueue, Commands, Component, ComponentDescriptor,
-        ComponentId, EcsError, Entity, IntoSystem, Mut, Or, Res, ResMut, Resource, StorageKind,
-        System, SystemId, With, Without,
+        Added, BatchSize, Changed, CommandQueue, Commands, ComponentDescriptor, ComponentId,
+        EcsError, Entity, IntoSystem, Mut, Or, Res, ResMut, Resource, StorageKind, System,
+        SystemId, With, Without,
     };
 }

@@ -9,29 +9,33 @@
 
 use ecs::prelude::*;
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
 struct Position {
     x: f32,
     y: f32,
 }
-impl Component for Position {}
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
 struct Velocity {
     x: f32,
     y: f32,
 }
-impl Component for Velocity {}
 
-#[derive(Debug)]
+#[derive(Component, Debug)]
 struct Name(&'static str);
-impl Component for Name {}
 
 /// A tag: ships that are docked do not move. Docking comes and goes, so in a hybrid world it
 /// lives in a sparse set and docking moves no table row.
+#[derive(Component)]
+#[component(storage = "sparse")]
 struct Docked;
-impl Component for Docked {
-    const STORAGE: StorageKind = StorageKind::Sparse;
+
+/// What every ship is spawned with.
+#[derive(Bundle)]
+struct Ship {
+    name: Name,
+    position: Position,
+    velocity: Velocity,
 }
 
 fn main() {
@@ -42,11 +46,11 @@ fn main() {
         ("Comet", -3.0, 0.5),
     ];
     for (name, x, vx) in ships {
-        world.spawn((
-            Name(name),
-            Position { x, y: 0.0 },
-            Velocity { x: vx, y: 1.0 },
-        ));
+        world.spawn(Ship {
+            name: Name(name),
+            position: Position { x, y: 0.0 },
+            velocity: Velocity { x: vx, y: 1.0 },
+        });
     }
     let station = world.spawn((Name("Station"), Position { x: 10.0, y: 10.0 }));
     let comet = world

@@ -1,9 +1,11 @@
 //! [`World`]: the user-facing API, identical on every storage backend.
 //!
-//! The by-id API (raw pointers and bytes) is in the `by_id` module; resources in
+//! Bundles onto and off an entity (`insert`, `remove`, `take`) are in the `insert_remove`
+//! module; the by-id API (raw pointers and bytes) in the `by_id` module; resources in
 //! [`crate::resource`]; deferred commands in [`crate::commands`].
 
 mod by_id;
+mod insert_remove;
 
 use std::any::{Any, TypeId};
 use std::fmt;
@@ -161,20 +163,25 @@ impl<S: Storage> World<S> {
         self.entities.contains(entity)
     }
 
-    /// Creates an entity with the components of `bundle` (a tuple of up to 16 components).
+    /// Creates an entity with the components of `bundle`: a component, a tuple of bundles
+    /// or a `#[derive(Bundle)]` struct (see [`Bundle`]).
     ///
     /// # Panics
     /// If the bundle names one component type twice: no entity can hold both.
     ///
     /// ```
-    /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// # use ecs_core::{World, Component, Bundle, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct Pos(f32);
-    /// impl Component for Pos {}
+    /// #[derive(Component)]
     /// struct Vel(f32);
-    /// impl Component for Vel {}
+    /// #[derive(Bundle)]
+    /// struct Body { pos: Pos, vel: Vel }
     /// let mut world = World::<VecStorage>::new();
     /// let e = world.spawn((Pos(0.0), Vel(1.0)));
     /// assert!(world.has::<Vel>(e));
+    /// let f = world.spawn(Body { pos: Pos(0.0), vel: Vel(1.0) });
+    /// assert!(world.has::<Pos>(f) && world.has::<Vel>(f));
     /// ```
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
         self.flush();
@@ -281,77 +288,6 @@ impl<S: Storage> World<S> {
         self.flush();
         self.entities.clear();
         self.storage.clear();
-    }
-
-    /// Sets `entity`'s `T`, returning the value it replaced.
-    ///
-    /// # Errors
-    /// [`EcsError::NoSuchEntity`] for a stale handle (the value is dropped).
-    ///
-    /// ```
-    /// # use ecs_core::{World, Component, testing::VecStorage};
-    /// #[derive(Debug, PartialEq)]
-    /// struct Hp(u32);
-    /// impl Component for Hp {}
-    /// let mut world = World::<VecStorage>::new();
-    /// let e = world.spawn(());
-    /// assert_eq!(world.insert(e, Hp(10)), Ok(None));
-    /// assert_eq!(world.insert(e, Hp(8)), Ok(Some(Hp(10))));
-    /// ```
-    pub fn insert<T: Component>(
-        &mut self,
-        entity: Entity,
-        value: T,
-    ) -> Result<Option<T>, EcsError> {
-        self.flush();
-        self.check(entity)?;
-        let id = self.components.register::<T>();
-        // SAFETY: `entity` is live (checked), so held (the type's invariant); `id` is `T`'s
-        // id in `self.components`, the registry.
-        let old = unsafe { self.storage.insert(entity, id, value, &self.components) };
-        if T::TRACK_CHANGES {
-            match old {
-                None => self.changes.on_added(id, entity),
-                Some(_) => self.changes.on_changed(id, entity),
-            }
-        }
-        Ok(old)
-    }
-
-    /// Removes `entity`'s `T` and returns it.
-    ///
-    /// # Errors
-    /// [`EcsError::NoSuchEntity`] for a stale handle, [`EcsError::MissingComponent`] when the
-    /// entity has no `T`.
-    ///
-    /// ```
-    /// # use ecs_core::{World, Component, testing::VecStorage};
-    /// #[derive(Debug, PartialEq)]
-    /// struct Tag;
-    /// impl Component for Tag {}
-    /// let mut world = World::<VecStorage>::new();
-    /// let e = world.spawn((Tag,));
-    /// assert_eq!(world.remove::<Tag>(e), Ok(Tag));
-    /// assert!(world.remove::<Tag>(e).is_err());
-    /// ```
-    pub fn remove<T: Component>(&mut self, entity: Entity) -> Result<T, EcsError> {
-        self.flush();
-        self.check(entity)?;
-        let missing = || EcsError::MissingComponent {
-            entity,
-            component: std::borrow::Cow::Borrowed(std::any::type_name::<T>()),
-        };
-        let id = self.components.id::<T>().ok_or_else(missing)?;
-        let mut out = std::mem::MaybeUninit::<T>::uninit();
-        // SAFETY: `out` is a disjoint slot for one `T`, which is `id`'s type.
-        let moved = unsafe {
-            self.storage
-                .remove_into(entity, id, NonNull::from(&mut out).cast())
-        };
-        // SAFETY: `remove_into` returned true, so it wrote an initialised `T` into `out`.
-        moved
-            .then(|| unsafe { out.assume_init() })
-            .ok_or_else(missing)
     }
 
     /// A shared reference to `entity`'s `T`; `None` if the entity is stale or has no `T`.

@@ -141,3 +141,18 @@ pub fn panicking_drop_on_remove_by_id<S: Storage>() {
     drop(world);
     ledger.assert_all_dropped();
 }
+
+pub fn panicking_drop_on_take<S: Storage>() {
+    let ledger = Ledger::new();
+    let (mut world, bomb, others) = world_with_bomb::<S>(&ledger);
+    // Taking (Tracked, A) despawns the rest: the bomb's drop panics there.
+    let result = catch_unwind(AssertUnwindSafe(|| world.take::<(Tracked, A)>(bomb)));
+    assert!(result.is_err(), "the bomb's drop panics");
+    assert!(!world.contains(bomb));
+    assert_eq!(world.len(), others.len());
+    // The Tracked2 left on the entity and the taken Tracked (dropped while unwinding).
+    assert_eq!(ledger.dropped(), 2);
+    assert_usable(&mut world, &ledger, &others);
+    drop(world);
+    ledger.assert_all_dropped();
+}

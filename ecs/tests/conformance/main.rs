@@ -5,6 +5,7 @@
 //! that diverges from the others fails by name.
 
 mod batches;
+mod bundles;
 mod components;
 mod contract;
 mod drops;
@@ -26,6 +27,7 @@ backends! {
     drops::panicking_drop_on_clear => panic_on_clear,
     drops::panicking_drop_on_world_drop => panic_on_world_drop,
     drops::panicking_drop_on_remove_by_id => panic_on_remove_by_id,
+    drops::panicking_drop_on_take => panic_on_take,
     layout::zero_sized_only_entities => zst_only,
     layout::over_aligned_components => over_aligned,
     layout::dynamic_components => dynamic_components,
@@ -46,4 +48,12 @@ backends! {
     unstored::queries_over_unstored_components => unstored_components,
     contract::storage_contract_holds_through_random_operations => storage_contract,
     unstored::runtime_components_in_every_history => runtime_component_histories,
+    bundles::derived_components_keep_their_attributes => derived_components,
+    bundles::derived_bundles_spawn_and_spawn_batch => derived_bundles_spawn,
+    bundles::insert_bundles_hand_back_what_they_replaced => insert_bundles,
+    bundles::remove_bundles_all_or_nothing => remove_bundles,
+    bundles::take_despawns_and_hands_back_the_bundle => take_bundles,
+    bundles::bundle_operations_drop_each_value_once => bundle_drops_exactly_once,
+    bundles::duplicate_components_in_bundles_panic => bundle_duplicates_panic,
+    bundles::commands_insert_and_remove_bundles => commands_bundles,
 }

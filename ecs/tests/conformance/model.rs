@@ -46,6 +46,25 @@ mixable! {
     D([u8; 3]);
 }
 
+/// A derived bundle over two of the mixable components (the const generics pass through).
+#[derive(ecs_core::Bundle, Debug, PartialEq, Eq)]
+struct AD<const SA: bool, const SD: bool> {
+    a: A<SA>,
+    d: D<SD>,
+}
+
+/// The facade's flavour, tuple fields, a nested tuple bundle.
+#[derive(ecs::Bundle, Debug, PartialEq, Eq)]
+struct BT<const SB: bool, const ST: bool>(B<SB>, #[bundle] (Tag<ST>,));
+
+/// The error of a bundle operation on a live entity lacking `T`.
+fn missing<T>(entity: Entity) -> EcsError {
+    EcsError::MissingComponent {
+        entity,
+        component: std::any::type_name::<T>().into(),
+    }
+}
+
 /// What the model believes one entity holds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Expected {
@@ -202,7 +221,8 @@ impl<S: Storage, const SA: bool, const SB: bool, const ST: bool, const SD: bool>
             18..=27 => self.despawn(),
             28..=47 => self.insert(),
             48..=62 => self.remove(),
-            63..=85 => self.check_one(),
+            63..=65 => self.take(),
+            66..=85 => self.check_one(),
             86..=97 => self.mutate(),
             _ => self.check_query(),
         }
@@ -292,7 +312,7 @@ impl<S: Storage, const SA: bool, const SB: bool, const ST: bool, const SD: bool>
         let value = self.random_expected();
         let fresh_a = self.rng.next_u64() as u32;
         let alive = self.model.contains_key(&entity);
-        let which = self.rng.below(4);
+        let which = self.rng.below(6);
         let stale = EcsError::NoSuchEntity(entity);
         let expected = self.model.get_mut(&entity);
         match which {
@@ -320,11 +340,38 @@ impl<S: Storage, const SA: bool, const SB: bool, const ST: bool, const SD: bool>
                     None => assert_eq!(r.err(), Some(stale)),
                 }
             }
-            _ => {
+            3 => {
                 let v = [which as u8, 1, 2];
                 let r = self.world.insert(entity, D::<SD>(v));
                 match expected {
                     Some(e) => assert_eq!(r, Ok(e.d.replace(v).map(D))),
+                    None => assert_eq!(r.err(), Some(stale)),
+                }
+            }
+            4 => {
+                let (a, d) = (fresh_a, [fresh_a as u8, 4, 4]);
+                let r = self.world.insert(
+                    entity,
+                    AD {
+                        a: A::<SA>(a),
+                        d: D::<SD>(d),
+                    },
+                );
+                match expected {
+                    Some(e) => assert_eq!(r, Ok((e.a.replace(a).map(A), e.d.replace(d).map(D)))),
+                    None => assert_eq!(r.err(), Some(stale)),
+                }
+            }
+            _ => {
+                let v = value.b.unwrap_or_else(|| String::from("bt"));
+                let r = self
+                    .world
+                    .insert(entity, BT(B::<SB>(v.clone()), (Tag::<ST>,)));
+                match expected {
+                    Some(e) => {
+                        let had_tag = std::mem::replace(&mut e.tag, true);
+                        assert_eq!(r, Ok((e.b.replace(v).map(B), (had_tag.then_some(Tag),))));
+                    }
                     None => assert_eq!(r.err(), Some(stale)),
                 }
             }
@@ -334,10 +381,14 @@ impl<S: Storage, const SA: bool, const SB: bool, const ST: bool, const SD: bool>
 
     fn remove(&mut self) {
         let Some(entity) = self.pick() else { return };
-        let which = self.rng.below(4);
+        let which = self.rng.below(6);
         let Some(e) = self.model.get_mut(&entity) else {
             assert_eq!(
                 self.world.remove::<A<SA>>(entity),
+                Err(EcsError::NoSuchEntity(entity))
+            );
+            assert_eq!(
+                self.world.remove::<AD<SA, SD>>(entity),
                 Err(EcsError::NoSuchEntity(entity))
             );
             return;
@@ -355,11 +406,57 @@ impl<S: Storage, const SA: bool, const SB: bool, const ST: bool, const SD: bool>
                 self.world.remove::<Tag<ST>>(entity).is_ok(),
                 std::mem::take(&mut e.tag)
             ),
-            _ => assert_eq!(
+            3 => assert_eq!(
                 self.world.remove::<D<SD>>(entity).ok().map(|d| d.0),
                 e.d.take()
             ),
+            // Bundles: all or nothing, the first missing component named.
+            4 => {
+                let r = self.world.remove::<AD<SA, SD>>(entity);
+                match (e.a, e.d) {
+                    (Some(a), Some(d)) => {
+                        assert_eq!(r, Ok(AD { a: A(a), d: D(d) }));
+                        (e.a, e.d) = (None, None);
+                    }
+                    (None, _) => assert_eq!(r, Err(missing::<A<SA>>(entity))),
+                    (Some(_), None) => assert_eq!(r, Err(missing::<D<SD>>(entity))),
+                }
+            }
+            _ => {
+                let r = self.world.remove::<BT<SB, ST>>(entity);
+                match (&e.b, e.tag) {
+                    (Some(b), true) => {
+                        assert_eq!(r, Ok(BT(B(b.clone()), (Tag,))));
+                        (e.b, e.tag) = (None, false);
+                    }
+                    (None, _) => assert_eq!(r, Err(missing::<B<SB>>(entity))),
+                    (Some(_), false) => assert_eq!(r, Err(missing::<Tag<ST>>(entity))),
+                }
+            }
         }
+    }
+
+    /// Despawns an entity holding `A` and `D`, handing them back; any other is left alone.
+    fn take(&mut self) {
+        let Some(entity) = self.pick() else { return };
+        let r = self.world.take::<(A<SA>, D<SD>)>(entity);
+        match self.model.get(&entity) {
+            None => assert_eq!(r, Err(EcsError::NoSuchEntity(entity))),
+            Some(Expected {
+                a: Some(a),
+                d: Some(d),
+                ..
+            }) => {
+                assert_eq!(r, Ok((A(*a), D(*d))));
+                self.model.remove(&entity);
+            }
+            Some(Expected { a: None, .. }) => assert_eq!(r, Err(missing::<A<SA>>(entity))),
+            Some(_) => assert_eq!(r, Err(missing::<D<SD>>(entity))),
+        }
+        assert_eq!(
+            self.world.contains(entity),
+            self.model.contains_key(&entity)
+        );
     }
 
     fn check_one(&mut self) {

@@ -1,0 +1,243 @@
+//! Bundles onto and off one entity: [`World::insert`], [`World::remove`], [`World::take`].
+//!
+//! Each walks the bundle's fields with a typed visitor ([`EntityInserter`],
+//! [`EntitySource`]) that stores or takes one component. For a single component the walk is
+//! one inlined call, so `world.insert(e, A(1))` compiles to the one-component path it always
+//! was; a bundle of several is stored component by component (on a table backend the row
+//! moves once per component the entity did not have).
+//!
+//! `remove` and `take` are all or nothing: a bundle of several components is checked against
+//! the entity first, so an entity lacking one of them keeps all of them. (One component needs
+//! no check: taking it is the check.)
+
+use std::borrow::Cow;
+use std::mem::MaybeUninit;
+use std::ptr::NonNull;
+
+use super::World;
+use crate::bundle::{Bundle, ComponentInserter, ComponentSource};
+use crate::component::Component;
+use crate::entity::Entity;
+use crate::error::EcsError;
+use crate::storage::Storage;
+
+impl<S: Storage> World<S> {
+    /// Inserts the components of `bundle` into `entity`, replacing those it already has, and
+    /// returns what they replaced ([`Bundle::Replaced`]): for one component the previous
+    /// value, if any; for a tuple or a `#[derive(Bundle)]` struct, a tuple of its fields'.
+    ///
+    /// # Errors
+    /// [`EcsError::NoSuchEntity`] for a stale handle: nothing is inserted, and the bundle's
+    /// values are dropped before this returns.
+    ///
+    /// # Panics
+    /// If the bundle names one component type twice (as [`World::spawn`]).
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, Bundle, testing::VecStorage};
+    /// #[derive(Component, Debug, PartialEq)]
+    /// struct Hp(u32);
+    /// #[derive(Component, Debug, PartialEq)]
+    /// struct Armor(u32);
+    /// #[derive(Bundle)]
+    /// struct Stats { hp: Hp, armor: Armor }
+    ///
+    /// let mut world = World::<VecStorage>::new();
+    /// let e = world.spawn(());
+    /// assert_eq!(world.insert(e, Hp(10)), Ok(None));
+    /// assert_eq!(world.insert(e, Hp(8)), Ok(Some(Hp(10))));
+    /// assert_eq!(world.insert(e, (Hp(7), Armor(2))), Ok((Some(Hp(8)), None)));
+    /// let replaced = world.insert(e, Stats { hp: Hp(1), armor: Armor(1) }).unwrap();
+    /// assert_eq!(replaced, (Some(Hp(7)), Some(Armor(2))));
+    /// ```
+    pub fn insert<B: Bundle>(
+        &mut self,
+        entity: Entity,
+        bundle: B,
+    ) -> Result<B::Replaced, EcsError> {
+        self.flush();
+        self.check(entity)?;
+        if B::COUNT > 1 {
+            // Resolving the bundle rejects one naming a component twice, as `spawn` does.
+            self.bundles.info::<B>(&mut self.components);
+        }
+        Ok(bundle.insert_into(&mut EntityInserter {
+            world: self,
+            entity,
+        }))
+    }
+
+    /// Removes the components of bundle `B` from `entity` and returns them, all or nothing.
+    ///
+    /// # Errors
+    /// [`EcsError::NoSuchEntity`] for a stale handle; [`EcsError::MissingComponent`] naming
+    /// the first of `B`'s components (in field order) the entity lacks. On error nothing is
+    /// removed.
+    ///
+    /// # Panics
+    /// If `B` names one component type twice.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, EcsError, testing::VecStorage};
+    /// #[derive(Component, Debug, PartialEq)]
+    /// struct Tag;
+    /// #[derive(Component, Debug, PartialEq)]
+    /// struct Hp(u32);
+    /// let mut world = World::<VecStorage>::new();
+    /// let e = world.spawn((Tag, Hp(3)));
+    /// assert_eq!(world.remove::<Tag>(e), Ok(Tag));
+    /// // `e` lacks `Tag` now: removing `(Hp, Tag)` removes nothing.
+    /// assert!(matches!(
+    ///     world.remove::<(Hp, Tag)>(e),
+    ///     Err(EcsError::MissingComponent { component, .. }) if component.ends_with("Tag")
+    /// ));
+    /// assert_eq!(world.get::<Hp>(e), Some(&Hp(3)));
+    /// world.insert(e, Tag).unwrap();
+    /// assert_eq!(world.remove::<(Hp, Tag)>(e), Ok((Hp(3), Tag)));
+    /// ```
+    pub fn remove<B: Bundle>(&mut self, entity: Entity) -> Result<B, EcsError> {
+        self.flush();
+        self.check(entity)?;
+        if B::COUNT > 1 {
+            self.check_holds::<B>(entity)?;
+        }
+        B::take_from(&mut EntitySource {
+            world: self,
+            entity,
+        })
+    }
+
+    /// Despawns `entity`, handing back its components of bundle `B`; components it has
+    /// beyond `B` are dropped. All or nothing: if the entity lacks one of `B`'s components,
+    /// it is left as it was.
+    ///
+    /// If dropping an extra component panics, the entity is despawned all the same and the
+    /// taken values are dropped while unwinding.
+    ///
+    /// # Errors
+    /// [`EcsError::NoSuchEntity`] for a stale handle; [`EcsError::MissingComponent`] naming
+    /// the first of `B`'s components (in field order) the entity lacks.
+    ///
+    /// # Panics
+    /// If `B` names one component type twice.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, EcsError, testing::VecStorage};
+    /// #[derive(Component, Debug, PartialEq)]
+    /// struct Pos(i32);
+    /// #[derive(Component, Debug, PartialEq)]
+    /// struct Vel(i32);
+    /// #[derive(Component)]
+    /// struct Sprite(String);
+    /// #[derive(Component, Debug)]
+    /// struct Shield;
+    /// let mut world = World::<VecStorage>::new();
+    /// let e = world.spawn((Pos(1), Vel(2), Sprite("ship".into())));
+    /// assert!(world.take::<(Pos, Shield)>(e).is_err(), "no Shield: nothing happens");
+    /// assert!(world.contains(e) && world.has::<Pos>(e));
+    /// assert_eq!(world.take::<(Pos, Vel)>(e), Ok((Pos(1), Vel(2))));
+    /// assert!(!world.contains(e), "despawned; the Sprite was dropped");
+    /// ```
+    pub fn take<B: Bundle>(&mut self, entity: Entity) -> Result<B, EcsError> {
+        self.flush();
+        self.check(entity)?;
+        if B::COUNT > 1 {
+            self.check_holds::<B>(entity)?;
+        }
+        let bundle = B::take_from(&mut EntitySource {
+            world: self,
+            entity,
+        })?;
+        // As `despawn`: the handle is freed first, so if an extra component's Drop panics
+        // the entity is gone everywhere (the storage finishes removing it while unwinding),
+        // and `bundle` is dropped by the unwinding too.
+        let freed = self.entities.free(entity);
+        debug_assert!(freed, "checked live above");
+        self.storage.despawn(entity);
+        Ok(bundle)
+    }
+
+    /// `Ok` when live `entity` has every component of `B`; else the error naming the first
+    /// one (in field order) it lacks.
+    fn check_holds<B: Bundle>(&mut self, entity: Entity) -> Result<(), EcsError> {
+        let info = self.bundles.info::<B>(&mut self.components);
+        let storage = &self.storage;
+        match info
+            .components()
+            .iter()
+            .find(|&&id| !storage.contains(entity, id))
+        {
+            None => Ok(()),
+            Some(&id) => Err(EcsError::MissingComponent {
+                entity,
+                component: Cow::Owned(self.components.info(id).name().to_owned()),
+            }),
+        }
+    }
+}
+
+/// Stores a bundle's values on one entity, one component at a time.
+///
+/// # Invariant
+/// `entity` is live in `world` (checked before the inserter is made; nothing it does
+/// despawns).
+struct EntityInserter<'w, S: Storage> {
+    world: &'w mut World<S>,
+    entity: Entity,
+}
+
+impl<S: Storage> ComponentInserter for EntityInserter<'_, S> {
+    #[inline(always)]
+    fn insert<T: Component>(&mut self, value: T) -> Option<T> {
+        let world = &mut *self.world;
+        let id = world.components.register::<T>();
+        // SAFETY: the entity is live (type invariant), so held (the `World` invariant); `id`
+        // is `T`'s id in `world.components`, the registry.
+        let old = unsafe {
+            world
+                .storage
+                .insert(self.entity, id, value, &world.components)
+        };
+        if T::TRACK_CHANGES {
+            match old {
+                None => world.changes.on_added(id, self.entity),
+                Some(_) => world.changes.on_changed(id, self.entity),
+            }
+        }
+        old
+    }
+}
+
+/// Takes values off one entity, one component at a time.
+///
+/// # Invariant
+/// `entity` is live in `world` (checked before the source is made; taking a component does
+/// not despawn).
+struct EntitySource<'w, S: Storage> {
+    world: &'w mut World<S>,
+    entity: Entity,
+}
+
+impl<S: Storage> ComponentSource for EntitySource<'_, S> {
+    #[inline(always)]
+    fn take<T: Component>(&mut self) -> Result<T, EcsError> {
+        let (world, entity) = (&mut *self.world, self.entity);
+        let missing = || EcsError::MissingComponent {
+            entity,
+            component: Cow::Borrowed(std::any::type_name::<T>()),
+        };
+        let id = world.components.id::<T>().ok_or_else(missing)?;
+        let mut out = MaybeUninit::<T>::uninit();
+        // SAFETY: `out` is a disjoint slot for one `T`, which is `id`'s type; the entity is
+        // live (type invariant), as `remove_into` requires.
+        let moved = unsafe {
+            world
+                .storage
+                .remove_into(entity, id, NonNull::from(&mut out).cast())
+        };
+        // SAFETY: `remove_into` returned true, so it wrote an initialised `T` into `out`.
+        moved
+            .then(|| unsafe { out.assume_init() })
+            .ok_or_else(missing)
+    }
+}

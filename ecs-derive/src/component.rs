@@ -1,0 +1,127 @@
+//! `#[derive(Component)]`.
+
+use proc_macro2::TokenStream as TokenStream2;
+use quote::quote;
+use syn::DeriveInput;
+
+use crate::attrs::{root_path, ComponentAttrs, Storage};
+use crate::bounds::where_clause;
+use crate::Root;
+
+/// The `Component` impl: the trait's defaults, overridden where an attribute says so.
+pub(crate) fn derive(input: &DeriveInput, root: Root) -> syn::Result<TokenStream2> {
+    let attrs = ComponentAttrs::parse(&input.attrs)?;
+    let root = root_path(attrs.krate.as_ref(), root);
+    let name = &input.ident;
+    let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
+    let where_clause = where_clause(&input.generics, []);
+    let storage = attrs.storage.map(|storage| {
+        let kind = match storage {
+            Storage::Table => quote!(Table),
+            Storage::Sparse => quote!(Sparse),
+        };
+        quote! {
+            const STORAGE: #root::component::StorageKind = #root::component::StorageKind::#kind;
+        }
+    });
+    let track_changes = attrs.track_changes.then(|| {
+        quote!(
+            const TRACK_CHANGES: bool = true;
+        )
+    });
+    Ok(quote! {
+        #[automatically_derived]
+        impl #impl_generics #root::component::Component for #name #ty_generics #where_clause {
+            #storage
+            #track_changes
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use syn::parse_quote;
+
+    fn expand(input: DeriveInput, root: Root) -> String {
+        derive(&input, root).unwrap().to_string()
+    }
+
+    #[test]
+    fn plain_component_keeps_the_defaults() {
+        let out = expand(
+            parse_quote!(
+                struct Pos(f32);
+            ),
+            Root::Core,
+        );
+        assert!(
+            out.contains("impl :: ecs_core :: component :: Component for Pos"),
+            "{out}"
+        );
+        assert!(
+            !out.contains("STORAGE") && !out.contains("TRACK_CHANGES"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn attributes_become_constants_under_the_chosen_root() {
+        let out = expand(
+            parse_quote! {
+                #[component(storage = "sparse")]
+                #[component(track_changes)]
+                enum State { Idle, Busy(u8) }
+            },
+            Root::Facade,
+        );
+        assert!(
+            out.contains(
+                "const STORAGE : :: ecs :: ecs_core :: component :: StorageKind = \
+             :: ecs :: ecs_core :: component :: StorageKind :: Sparse ;"
+            ),
+            "{out}"
+        );
+        assert!(out.contains("const TRACK_CHANGES : bool = true ;"), "{out}");
+        let renamed = expand(
+            parse_quote!(
+                #[component(crate = "my_ecs::ecs_core", storage = "table")]
+                struct A;
+            ),
+            Root::Core,
+        );
+        assert!(renamed.contains("impl my_ecs :: ecs_core :: component :: Component for A"));
+        assert!(renamed.contains("StorageKind :: Table"), "{renamed}");
+    }
+
+    #[test]
+    fn generics_and_where_clauses_are_kept() {
+        let out = expand(
+            parse_quote!(
+                struct Wrap<'a, T: Clone, const N: usize>([&'a T; N])
+                where
+                    T: Copy;
+            ),
+            Root::Core,
+        );
+        assert!(
+            out.contains(
+                "impl < 'a , T : Clone , const N : usize > :: ecs_core :: component :: \
+                 Component for Wrap < 'a , T , N > where T : Copy , Self : :: core :: marker \
+                 :: Send + :: core :: marker :: Sync + 'static"
+            ),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn bad_attribute_is_an_error_not_a_panic() {
+        let input: DeriveInput = parse_quote!(
+            #[component(storage = "heap")]
+            struct A;
+        );
+        let err = derive(&input, Root::Core).err().unwrap();
+        assert!(err.to_string().contains("unknown storage \"heap\""));
+        assert!(err.to_compile_error().to_string().contains("compile_error"));
+    }
+}

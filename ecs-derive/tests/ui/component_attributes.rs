@@ -1,0 +1,23 @@
+use ecs_core::Component;
+
+#[derive(Component)]
+#[component(storage = "dense")]
+struct UnknownStorage;
+
+#[derive(Component)]
+#[component(sparse)]
+struct UnknownKey;
+
+#[derive(Component)]
+#[component(track_changes = true)]
+struct FlagWithValue;
+
+#[derive(Component)]
+#[component(storage = "table", storage = "sparse")]
+struct Twice;
+
+#[derive(Component)]
+#[component]
+struct NoArguments;
+
+fn main() {}

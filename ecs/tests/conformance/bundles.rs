@@ -1,0 +1,428 @@
+//! Derived components and bundles, and bundles onto and off entities: `insert` hands back
+//! what it replaced, `remove` and `take` are all or nothing.
+//!
+//! Both flavours of the derives are used: `ecs_core`'s (code naming `::ecs_core`) and the
+//! facade's (`#[derive(ecs::Component)]`, code naming `::ecs::ecs_core`).
+
+use std::any::{type_name, Any};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use ecs_archetype::HybridStorage;
+use ecs_core::commands::{CommandQueue, Commands};
+use ecs_core::{Added, Bundle, Changed, Component, EcsError, Entity, Storage, StorageKind, World};
+
+use crate::components::{size, Ledger, Tag, Tracked, Tracked2, A, B};
+
+/// Asks for a sparse set.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+#[component(storage = "sparse")]
+pub struct Poison(pub u32);
+
+/// Tracks changes; derived with the facade's flavour.
+#[derive(ecs::Component, Clone, Copy, Debug, PartialEq, Eq)]
+#[component(track_changes)]
+pub struct Hp(pub u32);
+
+/// Generic: each instantiation is its own component.
+#[derive(Component, Clone, Debug, PartialEq, Eq)]
+pub struct Label<T: Clone + Send + Sync + 'static>(pub T);
+
+/// Never stored anywhere.
+#[derive(Component, Debug, PartialEq, Eq)]
+pub struct Never;
+
+/// Named fields.
+#[derive(Bundle, Clone, Debug, PartialEq, Eq)]
+pub struct Body {
+    pub a: A,
+    pub b: B,
+}
+
+/// Tuple fields, a nested bundle in the middle, a sparse component last; the facade's
+/// flavour.
+#[derive(ecs::Bundle, Clone, Debug, PartialEq, Eq)]
+pub struct Unit(pub Hp, #[bundle] pub Body, pub Poison);
+
+/// Generic, with a where-clause, and a nested tuple bundle.
+#[derive(Bundle, Debug, PartialEq, Eq)]
+pub struct Labelled<T: Clone + Send + Sync + 'static>
+where
+    T: PartialEq,
+{
+    pub label: Label<T>,
+    #[bundle]
+    pub rest: (Tag,),
+}
+
+/// No components at all.
+#[derive(Bundle, Debug, PartialEq, Eq)]
+pub struct Nothing;
+
+/// Names `A` twice (once nested): refused when first resolved.
+#[derive(Bundle)]
+pub struct Twice {
+    pub a: A,
+    #[bundle]
+    pub again: (B, A),
+}
+
+fn unit(i: u32) -> Unit {
+    Unit(
+        Hp(i),
+        Body {
+            a: A(i + 1),
+            b: B(format!("b{i}")),
+        },
+        Poison(i + 2),
+    )
+}
+
+fn missing(entity: Entity, component: &'static str) -> EcsError {
+    EcsError::MissingComponent {
+        entity,
+        component: component.into(),
+    }
+}
+
+/// Every component of `unit(i)` is on `e`.
+fn assert_unit<S: Storage>(world: &World<S>, e: Entity, i: u32) {
+    assert_eq!(world.get::<Hp>(e), Some(&Hp(i)));
+    assert_eq!(world.get::<A>(e), Some(&A(i + 1)));
+    assert_eq!(world.get::<B>(e), Some(&B(format!("b{i}"))));
+    assert_eq!(world.get::<Poison>(e), Some(&Poison(i + 2)));
+}
+
+pub fn derived_components_keep_their_attributes<S: Storage>() {
+    assert_eq!(Poison::STORAGE, StorageKind::Sparse);
+    assert_eq!(Hp::STORAGE, StorageKind::Table);
+    assert_eq!(<Label<u8>>::STORAGE, StorageKind::Table);
+    const { assert!(!Poison::TRACK_CHANGES && Hp::TRACK_CHANGES) };
+
+    let mut world = World::<S>::new();
+    let e = world.spawn((A(1), Poison(2), Hp(3), Label("x")));
+    let (a, poison, hp) = (
+        world.component_id::<A>().unwrap(),
+        world.component_id::<Poison>().unwrap(),
+        world.component_id::<Hp>().unwrap(),
+    );
+    let info = |id| world.component_info(id).unwrap();
+    assert_eq!(info(poison).storage(), StorageKind::Sparse);
+    assert_eq!(info(hp).storage(), StorageKind::Table);
+    assert!(info(hp).tracks_changes() && !info(poison).tracks_changes());
+    // The hybrid backend keeps each type where its attribute asked.
+    if let Some(hybrid) = (world.storage() as &dyn Any).downcast_ref::<HybridStorage>() {
+        assert_eq!(hybrid.kind(poison), Some(StorageKind::Sparse));
+        assert_eq!(hybrid.kind(a), Some(StorageKind::Table));
+        assert_eq!(hybrid.kind(hp), Some(StorageKind::Table));
+        assert!(hybrid.sparse().set(poison).unwrap().contains(e));
+        assert!(
+            hybrid.sparse().set(a).is_none(),
+            "table components stay out of the sets"
+        );
+    }
+    // `track_changes` reaches the change filters.
+    let mut changed = world.query_state::<Entity, Changed<Hp>>().unwrap();
+    changed.iter(&world).for_each(drop);
+    world.get_mut_tracked::<Hp>(e).unwrap().0 = 4;
+    assert_eq!(
+        changed.iter(&world).collect::<Vec<_>>(),
+        vec![e],
+        "the write"
+    );
+    assert_eq!(changed.iter(&world).count(), 0);
+    // Each instantiation of a generic component is a component of its own.
+    world.insert(e, Label(5u8)).unwrap();
+    assert_eq!(world.get::<Label<&str>>(e), Some(&Label("x")));
+    assert_eq!(world.get::<Label<u8>>(e), Some(&Label(5)));
+}
+
+pub fn derived_bundles_spawn_and_spawn_batch<S: Storage>() {
+    let mut world = World::<S>::new();
+    let e = world.spawn(unit(0));
+    assert_unit(&world, e, 0);
+    let n = size(300, 12) as u32;
+    let batch = world.spawn_batch((1..=n).map(unit)).to_vec();
+    for (i, &e) in (1..).zip(&batch) {
+        assert_unit(&world, e, i);
+    }
+    assert_eq!(
+        world.query::<(&Hp, &A, &B, &Poison)>().count(),
+        n as usize + 1
+    );
+    let labelled = world.spawn(Labelled {
+        label: Label(7i64),
+        rest: (Tag,),
+    });
+    assert_eq!(world.get::<Label<i64>>(labelled), Some(&Label(7)));
+    assert!(world.has::<Tag>(labelled));
+    // A component is a bundle; nested tuples flatten; an empty struct spawns an empty entity.
+    let single = world.spawn(A(9));
+    assert_eq!(world.get::<A>(single), Some(&A(9)));
+    let nested = world.spawn((A(1), (B("x".into()), (Tag,)), ()));
+    assert!(world.has::<A>(nested) && world.has::<B>(nested) && world.has::<Tag>(nested));
+    let empty = world.spawn(Nothing);
+    assert!(world.contains(empty) && !world.has::<A>(empty));
+    // The nested tuple and the flat one are stored alike.
+    let flat = world.spawn((A(1), B("x".into()), Tag));
+    let both: Vec<Entity> = world
+        .query_filtered::<Entity, ecs_core::With<Tag>>()
+        .filter(|&x| x == nested || x == flat)
+        .collect();
+    assert_eq!(both.len(), 2);
+    assert_eq!(world.len(), n as usize + 6);
+}
+
+pub fn insert_bundles_hand_back_what_they_replaced<S: Storage>() {
+    let mut world = World::<S>::new();
+    let e = world.spawn(A(1));
+    assert_eq!(
+        world.insert(e, (A(2), B("b".into()))),
+        Ok((Some(A(1)), None))
+    );
+    let body = Body {
+        a: A(3),
+        b: B("c".into()),
+    };
+    assert_eq!(world.insert(e, body), Ok((Some(A(2)), Some(B("b".into())))));
+    let replaced = world.insert(e, unit(4)).unwrap();
+    assert_eq!(replaced, (None, (Some(A(3)), Some(B("c".into()))), None));
+    assert_unit(&world, e, 4);
+    // One component as before: the previous value, if any.
+    assert_eq!(world.insert(e, Poison(9)), Ok(Some(Poison(6))));
+    assert_eq!(world.insert(e, Tag), Ok(None));
+    // A nested tuple's replaced values are nested the same way.
+    assert_eq!(
+        world.insert(e, (Tag, (Poison(1),))),
+        Ok((Some(Tag), (Some(Poison(9)),)))
+    );
+
+    // Change tracking sees components inserted through a bundle.
+    let mut added = world.query_state::<Entity, Added<Hp>>().unwrap();
+    let mut changed = world.query_state::<Entity, Changed<Hp>>().unwrap();
+    added.iter(&world).for_each(drop);
+    changed.iter(&world).for_each(drop);
+    let f = world.spawn(A(0));
+    world.insert(f, (A(1), Hp(1))).unwrap();
+    assert_eq!(added.iter(&world).collect::<Vec<_>>(), vec![f]);
+    assert_eq!(changed.iter(&world).collect::<Vec<_>>(), vec![f]);
+    world.insert(f, (Hp(2), B("f".into()))).unwrap();
+    assert_eq!(
+        added.iter(&world).count(),
+        0,
+        "a replaced value is not added"
+    );
+    assert_eq!(changed.iter(&world).collect::<Vec<_>>(), vec![f]);
+
+    // A stale handle is an error, and nothing is stored anywhere.
+    world.despawn(f).unwrap();
+    let stale = world.insert(f, (A(5), B("stale".into())));
+    assert_eq!(stale, Err(EcsError::NoSuchEntity(f)));
+    assert_eq!(
+        world.insert(f, unit(5)).err(),
+        Some(EcsError::NoSuchEntity(f))
+    );
+    assert_eq!(world.query::<&B>().filter(|b| b.0 == "stale").count(), 0);
+    assert_eq!(world.len(), 1);
+}
+
+pub fn remove_bundles_all_or_nothing<S: Storage>() {
+    let mut world = World::<S>::new();
+    let neighbour = world.spawn(unit(10));
+    let e = world.spawn(unit(0));
+    // Lacking `Tag`: nothing is removed, and the error names it.
+    assert_eq!(
+        world.remove::<(A, Tag)>(e),
+        Err(missing(e, type_name::<Tag>()))
+    );
+    assert_unit(&world, e, 0);
+    // The first missing one in field order is named; a never-stored type too.
+    assert_eq!(
+        world.remove::<(Hp, Never, Tag)>(e),
+        Err(missing(e, type_name::<Never>()))
+    );
+    assert_eq!(
+        world.remove::<(Hp, (Poison, Tag))>(e),
+        Err(missing(e, type_name::<Tag>()))
+    );
+    assert_unit(&world, e, 0);
+    // A derived bundle comes back whole; the rest stays.
+    let body = world.remove::<Body>(e).unwrap();
+    assert_eq!(body, unit(0).1);
+    assert!(!world.has::<A>(e) && !world.has::<B>(e));
+    assert_eq!(world.get::<Hp>(e), Some(&Hp(0)));
+    // `Unit` nests `Body`, which is gone: nothing of `Unit` is removed.
+    assert_eq!(world.remove::<Unit>(e), Err(missing(e, type_name::<A>())));
+    assert_eq!(world.get::<Poison>(e), Some(&Poison(2)));
+    world.insert(e, body).unwrap();
+    assert_eq!(world.remove::<Unit>(e), Ok(unit(0)));
+    assert!(
+        world.contains(e),
+        "removing every component keeps the entity"
+    );
+    assert_eq!(world.query::<&Hp>().count(), 1);
+    assert_unit(&world, neighbour, 10);
+    // One component, as before.
+    assert_eq!(world.remove::<A>(e), Err(missing(e, type_name::<A>())));
+    world.insert(e, A(3)).unwrap();
+    assert_eq!(world.remove::<A>(e), Ok(A(3)));
+    assert_eq!(world.remove::<(A,)>(neighbour), Ok((A(11),)));
+    assert_eq!(world.remove::<()>(e), Ok(()));
+    assert_eq!(world.remove::<Nothing>(e), Ok(Nothing));
+    // Stale handles.
+    world.despawn(e).unwrap();
+    assert_eq!(world.remove::<(A, B)>(e), Err(EcsError::NoSuchEntity(e)));
+    assert_eq!(world.remove::<Unit>(e), Err(EcsError::NoSuchEntity(e)));
+}
+
+pub fn take_despawns_and_hands_back_the_bundle<S: Storage>() {
+    let mut world = World::<S>::new();
+    let neighbour = world.spawn(unit(10));
+    let e = world.spawn((A(1), B("b".into()), Poison(2), Tag));
+    // Lacking `Hp`: the entity is left as it was.
+    assert_eq!(world.take::<(A, Hp)>(e), Err(missing(e, type_name::<Hp>())));
+    assert!(world.contains(e) && world.has::<A>(e) && world.has::<Tag>(e));
+    // Extra components (`B`, `Tag`) are dropped with the entity.
+    assert_eq!(world.take::<(A, Poison)>(e), Ok((A(1), Poison(2))));
+    assert!(!world.contains(e));
+    assert_eq!(world.query::<&B>().count(), 1, "only the neighbour's");
+    assert_eq!(world.take::<A>(e), Err(EcsError::NoSuchEntity(e)));
+    // A derived bundle, exactly the entity's components.
+    let f = world.spawn(unit(3));
+    assert_eq!(world.take::<Unit>(f), Ok(unit(3)));
+    assert!(!world.contains(f));
+    // One component; missing, it leaves the entity alone.
+    let g = world.spawn((A(5), Tag));
+    assert_eq!(world.take::<A>(g), Ok(A(5)));
+    assert!(!world.contains(g));
+    let h = world.spawn(Tag);
+    assert_eq!(world.take::<A>(h), Err(missing(h, type_name::<A>())));
+    assert!(world.contains(h) && world.has::<Tag>(h));
+    // The empty bundle: a despawn.
+    assert_eq!(world.take::<()>(h), Ok(()));
+    assert!(!world.contains(h));
+    assert_eq!(world.len(), 1);
+    assert_unit(&world, neighbour, 10);
+    // The freed slots are reused cleanly.
+    let fresh = world.spawn(unit(20));
+    assert_unit(&world, fresh, 20);
+    assert!(!world.has::<Tag>(fresh));
+}
+
+pub fn bundle_operations_drop_each_value_once<S: Storage>() {
+    let ledger = Ledger::new();
+    let n = size(300, 12);
+    let mut kept = Vec::new();
+    {
+        let mut world = World::<S>::new();
+        let entities: Vec<Entity> = (0..n)
+            .map(|i| world.spawn((ledger.make(), Tracked2(ledger.make()), A(i as u32))))
+            .collect();
+        // A bundle insert hands the replaced values back; they are ours to drop.
+        for &e in entities.iter().step_by(3) {
+            let (old, old2) = world
+                .insert(e, (ledger.make(), Tracked2(ledger.make())))
+                .unwrap();
+            let (old, old2) = (old.unwrap(), old2.unwrap());
+            let ids = (old.id, old2.0.id);
+            assert!(!ledger.is_dropped(ids.0) && !ledger.is_dropped(ids.1));
+            drop((old, old2));
+            assert!(ledger.is_dropped(ids.0) && ledger.is_dropped(ids.1));
+        }
+        // Refused removals and takes drop nothing.
+        let before = ledger.dropped();
+        for &e in &entities {
+            assert!(world.remove::<(Tracked, Tag)>(e).is_err());
+            assert!(world.take::<(Tracked2, Tag)>(e).is_err());
+        }
+        assert_eq!(ledger.dropped(), before);
+        // Removed bundles are handed back, not dropped.
+        for &e in entities.iter().skip(1).step_by(5) {
+            let (t, t2) = world.remove::<(Tracked, Tracked2)>(e).unwrap();
+            assert!(!ledger.is_dropped(t.id) && !ledger.is_dropped(t2.0.id));
+            kept.push((t, t2));
+        }
+        // Take: the bundle comes back, the extra component is dropped by the world.
+        for &e in entities.iter().skip(2).step_by(5) {
+            let extra = world.get::<Tracked2>(e).unwrap().0.id;
+            let (t, a) = world.take::<(Tracked, A)>(e).unwrap();
+            assert!(ledger.is_dropped(extra));
+            assert!(!ledger.is_dropped(t.id));
+            assert_eq!(a.0 as usize % 5, 2);
+            kept.push((t, Tracked2(ledger.make())));
+        }
+        // Inserting into a stale entity drops the values, once each.
+        let gone = entities[0];
+        world.despawn(gone).unwrap();
+        let (x, y) = (ledger.make(), Tracked2(ledger.make()));
+        let ids = (x.id, y.0.id);
+        let r = world.insert(gone, (x, y));
+        assert_eq!(r.err(), Some(EcsError::NoSuchEntity(gone)));
+        assert!(ledger.is_dropped(ids.0) && ledger.is_dropped(ids.1));
+    }
+    assert_eq!(
+        ledger.dropped() as u64 + 2 * kept.len() as u64,
+        ledger.made(),
+        "the world dropped all it held, and no value we hold"
+    );
+    drop(kept);
+    ledger.assert_all_dropped();
+}
+
+pub fn duplicate_components_in_bundles_panic<S: Storage>() {
+    let mut world = World::<S>::new();
+    let e = world.spawn((A(1), B("b".into())));
+    let expect_panic = |world: &mut World<S>, what: &str, f: &dyn Fn(&mut World<S>)| {
+        let err = catch_unwind(AssertUnwindSafe(|| f(world))).expect_err(what);
+        let message = err
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .unwrap_or_default();
+        assert!(
+            message.contains("names component") && message.contains(type_name::<A>()),
+            "{what}: {message}"
+        );
+        // Nothing changed.
+        assert_eq!(world.get::<A>(e), Some(&A(1)));
+        assert_eq!(world.get::<B>(e), Some(&B("b".into())));
+        assert_eq!(world.len(), 1);
+    };
+    expect_panic(&mut world, "insert", &|w| drop(w.insert(e, (A(2), A(3)))));
+    expect_panic(&mut world, "remove", &|w| drop(w.remove::<(A, A)>(e)));
+    expect_panic(&mut world, "take", &|w| drop(w.take::<(B, (A, A))>(e)));
+    let twice = |w: &mut World<S>| {
+        w.spawn(Twice {
+            a: A(1),
+            again: (B("x".into()), A(2)),
+        });
+    };
+    expect_panic(&mut world, "spawn", &twice);
+    assert!(world.remove::<(A, B)>(e).is_ok(), "the world is usable");
+}
+
+pub fn commands_insert_and_remove_bundles<S: Storage>() {
+    let mut world = World::<S>::new();
+    let e = world.spawn(A(1));
+    let f = world.spawn((A(2), B("f".into())));
+    let mut queue = CommandQueue::new();
+    let mut commands = Commands::new(&mut queue, &world);
+    let s = commands.spawn(unit(3));
+    commands.insert(
+        e,
+        Body {
+            a: A(4),
+            b: B("e".into()),
+        },
+    );
+    commands.remove::<(A, B)>(f);
+    commands.remove::<(A, Hp)>(e); // `e` has no `Hp`: nothing is removed
+    commands.remove::<Body>(s);
+    commands.insert(s, Tag);
+    world.apply(&mut queue);
+    assert_eq!(world.get::<A>(e), Some(&A(4)));
+    assert_eq!(world.get::<B>(e), Some(&B("e".into())));
+    assert!(world.contains(f) && !world.has::<A>(f) && !world.has::<B>(f));
+    assert!(!world.has::<A>(s) && !world.has::<B>(s));
+    assert_eq!(world.get::<Hp>(s), Some(&Hp(3)));
+    assert_eq!(world.get::<Poison>(s), Some(&Poison(5)));
+    assert!(world.has::<Tag>(s));
+}
