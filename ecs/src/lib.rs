@@ -8,6 +8,9 @@
 //! | `sparse` | one sparse set per component | adding/removing components, churny tags | joins look each entity up in the other sets |
 //! | `hybrid` | each component type chooses ([`Component::STORAGE`]) | dense data iterates from tables, churny tags add/remove without moving rows | a query joining a table and a sparse component looks the sparse one up per row |
 //!
+//! New here? The [guide] is a tour from spawning entities to a parallel schedule with change
+//! detection, commands, resources and events, every example on this crate's `World`.
+//!
 //! Features are additive in Cargo, so when several are enabled the most specific wins:
 //! `hybrid` over `sparse` over the default `archetype`. Switch with
 //! `cargo run --features ecs/sparse` (or `default-features = false, features = ["sparse"]`
@@ -78,6 +81,12 @@ pub type Query<'w, 's, Q, F = ()> = ecs_core::Query<'w, 's, Q, F, Backend>;
 /// A schedule of systems on the selected backend (see [`ecs_core::Schedule`]).
 pub type Schedule = ecs_core::Schedule<Backend>;
 
+/// Conflicting system parameters used one at a time, on the selected backend (see
+/// [`ecs_core::ParamSet`]).
+pub type ParamSet<'w, 's, T> = ecs_core::ParamSet<'w, 's, T, Backend>;
+
+pub mod guide;
+
 pub use ecs_core;
 // The traits only (`ecs_core::{Bundle, Component}` would bring `ecs_core`'s derives too, whose
 // code names `::ecs_core`): the derives of the same names are this crate's flavour.
@@ -85,8 +94,8 @@ pub use ecs_core::bundle::Bundle;
 pub use ecs_core::component::Component;
 pub use ecs_core::{
     Added, BatchSize, Changed, CommandQueue, Commands, ComponentDescriptor, ComponentId, EcsError,
-    Entity, IntoSystem, Mut, Or, Res, ResMut, Resource, StorageKind, System, SystemId, With,
-    Without,
+    Entity, EventReader, EventWriter, Events, IntoSystem, Local, Mut, Or, Res, ResMut, Resource,
+    StorageKind, System, SystemId, Target, With, Without,
 };
 pub use ecs_derive::{FacadeBundle as Bundle, FacadeComponent as Component};
 
@@ -94,10 +103,10 @@ pub use ecs_derive::{FacadeBundle as Bundle, FacadeComponent as Component};
 pub mod prelude {
     pub use crate::{Backend, QueryState, World, BACKEND};
     pub use crate::{Bundle, Component};
-    pub use crate::{Query, Schedule};
+    pub use crate::{ParamSet, Query, Schedule};
     pub use ecs_core::{
         Added, BatchSize, Changed, CommandQueue, Commands, ComponentDescriptor, ComponentId,
-        EcsError, Entity, IntoSystem, Mut, Or, Res, ResMut, Resource, StorageKind, System,
-        SystemId, With, Without,
+        EcsError, Entity, EventReader, EventWriter, Events, IntoSystem, Local, Mut, Or, Res,
+        ResMut, Resource, StorageKind, System, SystemId, Target, With, Without,
     };
 }

@@ -1,0 +1,241 @@
+//! # A tour of the ECS, from spawning to a parallel schedule
+//!
+//! Every example here runs on [`World`](crate::World), the world of the backend you picked
+//! with a Cargo feature; none of them mentions a backend, and each one gives the same
+//! results on all three (`cargo test -p ecs --features ecs/sparse` runs them on sparse sets).
+//!
+//! ## 1. Entities, components, bundles
+//!
+//! An entity is a handle; its data are components, any `Send + Sync + 'static` type with
+//! `#[derive(Component)]`. A bundle is a set of components spawned or inserted together: a
+//! tuple, or a struct with `#[derive(Bundle)]`.
+//!
+//! ```
+//! use ecs::prelude::*;
+//!
+//! #[derive(Component, Debug, PartialEq)]
+//! struct Position(f32, f32);
+//! #[derive(Component, Debug, PartialEq)]
+//! struct Velocity(f32, f32);
+//! #[derive(Component)]
+//! struct Name(&'static str);
+//!
+//! #[derive(Bundle)]
+//! struct Ship {
+//!     name: Name,
+//!     position: Position,
+//!     velocity: Velocity,
+//! }
+//!
+//! let mut world = World::new();
+//! let ship = world.spawn(Ship {
+//!     name: Name("Aurora"),
+//!     position: Position(0.0, 0.0),
+//!     velocity: Velocity(1.0, 0.0),
+//! });
+//! let rock = world.spawn((Position(5.0, 5.0),));
+//! assert_eq!(world.get::<Position>(rock), Some(&Position(5.0, 5.0)));
+//!
+//! // Insert and remove change an entity's components; errors are values.
+//! world.insert(rock, Velocity(0.0, -1.0)).unwrap();
+//! assert_eq!(world.remove::<Velocity>(rock), Ok(Velocity(0.0, -1.0)));
+//! assert!(world.remove::<Velocity>(rock).is_err());
+//!
+//! // A despawned handle is never mistaken for a newer entity.
+//! world.despawn(ship).unwrap();
+//! assert!(world.get::<Position>(ship).is_none());
+//! assert_eq!(world.despawn(ship), Err(EcsError::NoSuchEntity(ship)));
+//! ```
+//!
+//! ## 2. Queries and filters
+//!
+//! A query names what it fetches per entity (`&T`, `&mut T`, `Option<&T>`, `Entity`, tuples)
+//! and, optionally, filters (`With<T>`, `Without<T>`, `Or<..>`). A query that would alias a
+//! component (`(&mut A, &A)`) is refused before any reference exists.
+//!
+//! ```
+//! use ecs::prelude::*;
+//! # #[derive(Component)] struct Position(f32);
+//! # #[derive(Component)] struct Velocity(f32);
+//! #[derive(Component)]
+//! struct Frozen;
+//!
+//! let mut world = World::new();
+//! world.spawn((Position(0.0), Velocity(2.0)));
+//! world.spawn((Position(0.0), Velocity(2.0), Frozen));
+//! world
+//!     .query_filtered::<(&mut Position, &Velocity), Without<Frozen>>()
+//!     .for_each(|(p, v)| p.0 += v.0);
+//! let moved: Vec<f32> = world.query::<&Position>().map(|p| p.0).filter(|x| *x > 0.0).collect();
+//! assert_eq!(moved, [2.0]);
+//! assert!(world.try_query_filtered::<(&mut Position, &Position), ()>().is_err());
+//! ```
+//!
+//! ## 3. Change detection
+//!
+//! A component that opts in with `#[component(track_changes)]` is written through
+//! [`Mut<T>`](crate::Mut), which records the write; a `Changed<T>` query then visits only the
+//! entities changed since *that* query last ran, at a cost that follows the changes, not the
+//! entity count.
+//!
+//! ```
+//! use ecs::prelude::*;
+//! #[derive(Component)]
+//! #[component(track_changes)]
+//! struct Health(u32);
+//!
+//! let mut world = World::new();
+//! let hurt = world.spawn((Health(10),));
+//! world.spawn((Health(10),));
+//! let mut changed = world.query_state::<(Entity, &Health), Changed<Health>>().unwrap();
+//! assert_eq!(changed.iter(&world).count(), 2, "the first run sees everything");
+//! world.get_mut_tracked::<Health>(hurt).unwrap().0 -= 3;
+//! let seen: Vec<Entity> = changed.iter(&world).map(|(e, _)| e).collect();
+//! assert_eq!(seen, [hurt]);
+//! ```
+//!
+//! ## 4. Systems and the parallel schedule
+//!
+//! A system is a function whose arguments say what it touches: [`Query`](crate::Query),
+//! [`Res`](crate::Res) / [`ResMut`](crate::ResMut) for resources (typed singletons),
+//! [`Commands`](crate::Commands) for deferred structural changes, [`Local`](crate::Local)
+//! for state of its own, event readers and writers. A [`Schedule`](crate::Schedule) runs
+//! systems in parallel wherever their accesses do not conflict, and in the order they were
+//! added wherever they do.
+//!
+//! ```
+//! use ecs::prelude::*;
+//! # #[derive(Component)] struct Position(f32);
+//! # #[derive(Component)] struct Velocity(f32);
+//! struct Elapsed(u32);
+//!
+//! fn movement(mut q: Query<(&mut Position, &Velocity)>) {
+//!     q.for_each(|(p, v)| p.0 += v.0);
+//! }
+//! fn clock(mut t: ResMut<Elapsed>) {
+//!     t.0 += 1;
+//! }
+//! fn spawner(t: Res<Elapsed>, mut commands: Commands) {
+//!     if t.0 == 2 {
+//!         commands.spawn((Position(0.0), Velocity(1.0)));
+//!     }
+//! }
+//!
+//! let mut world = World::new();
+//! world.insert_resource(Elapsed(0));
+//! world.spawn((Position(0.0), Velocity(1.0)));
+//! let mut schedule = Schedule::new();
+//! schedule.add_system(movement); // touches Position and Velocity
+//! schedule.add_system(clock);    // touches Elapsed: runs beside `movement`
+//! schedule.add_system(spawner);  // reads Elapsed: waits for `clock`
+//! for _ in 0..3 {
+//!     schedule.run(&mut world); // commands apply at the end of each run
+//! }
+//! assert_eq!(world.len(), 2);
+//! assert_eq!(world.query::<&Position>().map(|p| p.0).sum::<f32>(), 4.0);
+//! ```
+//!
+//! ## 5. Ordering, run conditions, exclusive systems
+//!
+//! `configure(id).before(..)` / `.after(..)` / `.in_set("label")` order systems and sets
+//! explicitly, `.run_if(..)` skips a system while a condition is false, and a function of
+//! `&mut World` is an exclusive system that runs alone, after the commands of the systems
+//! before it were applied.
+//!
+//! ```
+//! use ecs::prelude::*;
+//! #[derive(Component)]
+//! struct Hp(i32);
+//! struct Paused(bool);
+//!
+//! fn poison(mut q: Query<&mut Hp>) {
+//!     q.for_each(|hp| hp.0 -= 4);
+//! }
+//! fn reap(world: &mut World) {
+//!     let dead: Vec<Entity> =
+//!         world.query::<(Entity, &Hp)>().filter(|(_, hp)| hp.0 <= 0).map(|(e, _)| e).collect();
+//!     for e in dead {
+//!         world.despawn(e).unwrap();
+//!     }
+//! }
+//!
+//! let mut world = World::new();
+//! world.insert_resource(Paused(false));
+//! world.spawn((Hp(4),));
+//! world.spawn((Hp(9),));
+//! let mut schedule = Schedule::new();
+//! let reap = schedule.add_system(reap);
+//! let poison = schedule.add_system(poison);
+//! schedule.configure(poison).before(reap).run_if(|w: &World| !w.resource::<Paused>().unwrap().0);
+//! schedule.run(&mut world);
+//! assert_eq!(world.len(), 1);
+//! world.insert_resource(Paused(true));
+//! schedule.run(&mut world);
+//! assert_eq!(world.query::<&Hp>().next().unwrap().0, 5, "poison paused");
+//! ```
+//!
+//! Two queries of one system may touch the same component when their filters keep them
+//! apart (`With<Child>` on one, `Without<Child>` on the other); queries that really overlap
+//! go in a [`ParamSet`](crate::ParamSet) and are used one at a time.
+//!
+//! ## 6. Events
+//!
+//! [`World::add_event`](ecs_core::World::add_event) lets systems talk: an
+//! [`EventWriter`](crate::EventWriter) sends, every [`EventReader`](crate::EventReader) sees
+//! each event once, and the schedule drops events after the run that follows the one they
+//! were sent in.
+//!
+//! ```
+//! use ecs::prelude::*;
+//! struct Explosion(f32);
+//! #[derive(Default)]
+//! struct Damage(f32);
+//!
+//! fn detonate(mut boom: EventWriter<Explosion>) {
+//!     boom.send(Explosion(2.5));
+//! }
+//! fn tally(mut booms: EventReader<Explosion>, mut damage: ResMut<Damage>) {
+//!     damage.0 += booms.read().map(|b| b.0).sum::<f32>();
+//! }
+//!
+//! let mut world = World::new();
+//! world.add_event::<Explosion>();
+//! world.insert_resource(Damage::default());
+//! let mut schedule = Schedule::new();
+//! schedule.add_system(detonate);
+//! schedule.add_system(tally);
+//! schedule.run(&mut world);
+//! schedule.run(&mut world);
+//! assert_eq!(world.resource::<Damage>().unwrap().0, 5.0);
+//! ```
+//!
+//! ## 7. Choosing a storage
+//!
+//! The code above never changes; what changes with the backend is its cost:
+//!
+//! * **archetype** (default): entities with the same components share a table, so iterating
+//!   them walks dense columns; adding or removing a component moves the entity's row.
+//! * **sparse**: one sparse set per component, so adding and removing are a push and a
+//!   swap-remove; a query joining components looks entities up in the other sets.
+//! * **hybrid**: each component type chooses with `#[component(storage = "sparse")]`: dense,
+//!   stable data iterates from tables while churny tags come and go without moving rows.
+//!
+//! ```
+//! use ecs::prelude::*;
+//! #[derive(Component)]
+//! struct Position(f32);
+//! /// Comes and goes every few frames: kept in a sparse set by the hybrid backend.
+//! #[derive(Component)]
+//! #[component(storage = "sparse")]
+//! struct OnFire;
+//!
+//! let mut world = World::new();
+//! let e = world.spawn((Position(0.0),));
+//! world.insert(e, OnFire).unwrap();
+//! world.remove::<OnFire>(e).unwrap();
+//! println!("{} bytes on the {} backend", world.memory_usage(), BACKEND);
+//! ```
+//!
+//! The benchmark report (`cargo run --release -p ecs-bench -- report`) measures every
+//! workload on every backend on your machine; the README's tables say which query shapes
+//! each backend is fast or slow at.

@@ -1,0 +1,23 @@
+//! The arena example plays the same game on every backend (CI compares its output across
+//! backends); here, what the game must show on any of them.
+
+#[allow(dead_code)] // the example's `main` is not called here
+#[path = "../examples/arena.rs"]
+mod arena;
+
+#[test]
+fn the_battle_plays_out() {
+    let log = arena::run(40);
+    // Fighters shoot on frames 3, 6, 9, ...: carriers' health drops and is reported once per
+    // change; drones launch every fifth frame; a carrier falls and the shooting stops.
+    assert!(log.contains("frame 3: blue-carrier at "), "{log}");
+    assert!(log.contains("destroyed"), "{log}");
+    assert!(log.contains("blue-carrier-drone1"), "{log}");
+    assert!(log.ends_with(" entities\n"), "{log}");
+    // Change detection: no frame reports an entity twice.
+    let mut lines: Vec<&str> = log.lines().filter(|l| l.contains(" at ")).collect();
+    let total = lines.len();
+    lines.dedup();
+    assert_eq!(lines.len(), total);
+    assert_eq!(arena::run(40), log, "deterministic");
+}
