@@ -95,7 +95,7 @@ fn follow(mut children: Query<(&mut Position, &Orbit)>, parents: Query<&Position
 
 /// Every third frame each fighter hits the enemy carrier nearest to it.
 fn shoot(
-    fighters: Query<(&Position, &Team), (With<Velocity>, Without<Carrier>)>,
+    fighters: Query<(&Position, &Team), With<Velocity>>,
     carriers: Query<(Entity, &Position, &Team), With<Carrier>>,
     frame: Res<Frame>,
     mut hits: EventWriter<Hit>,
