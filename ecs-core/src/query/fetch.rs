@@ -46,6 +46,13 @@ use crate::storage::{ColumnAccess, EntityPlace, QueryChunk, SlotRole, SparseLook
 /// * A fetch, and its clones, may be used from other threads than the one that made it (by
 ///   `par_for_each`, on disjoint rows): it may hold only pointers into the storage and
 ///   shared references to `Sync` data.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be fetched by a query",
+    label = "not query data",
+    note = "a query fetches `&T`, `&mut T`, `Mut<T>`, `Option<..>` of those, `Entity`, and \
+            tuples of up to 12 of them, where `T` is a component; filters (`With<T>`, \
+            `Without<T>`, `Changed<T>`) go in the second type parameter"
+)]
 pub unsafe trait QueryData {
     /// The value yielded for one entity, borrowing the world for `'w`.
     type Item<'w>;
@@ -99,6 +106,12 @@ pub unsafe trait QueryData {
 ///
 /// # Safety
 /// The implementing query writes nothing.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` writes, so it needs the world exclusively",
+    label = "a query that writes",
+    note = "use `world.query` / `QueryState::iter_mut` / `Query::iter_mut` (or `for_each`) for \
+            queries with `&mut T` or `Mut<T>`; `&World` only hands out shared references"
+)]
 pub unsafe trait ReadOnlyQueryData: QueryData {}
 
 /// One slot's resolved access within a chunk.

@@ -29,6 +29,13 @@ use crate::storage::{SlotRole, Storage};
 ///   this filter added (`QueryState::get` relies on it to reject stale handles).
 /// * `driving` may only return true if every entity the filter accepts (after the query's
 ///   first run) has an entry in the window of one of the change slots it pushed.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a query filter",
+    label = "not a filter",
+    note = "filters are `With<T>`, `Without<T>`, `Added<T>`, `Changed<T>`, `Or<(..)>`, `()` and \
+            tuples of them; what a query fetches (`&T`, `&mut T`, `Entity`) goes in its first \
+            type parameter"
+)]
 pub unsafe trait QueryFilter {
     /// Slot indices, computed once per query.
     type State: Send + Sync + 'static;

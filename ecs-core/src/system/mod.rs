@@ -174,6 +174,13 @@ pub unsafe trait System<S: Storage>: Send + Sync + 'static {
 /// Conversion into a [`System`]: implemented by functions of [`SystemParam`]s, and by every
 /// [`System`] (as itself), so a hand-written system is added to a schedule like a function.
 /// `Marker` only tells the implementations apart (it is inferred).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a system",
+    label = "not a system",
+    note = "a system is a function whose every argument is a system parameter (`Query<..>`, \
+            `Res<R>`, `ResMut<R>`, `Commands`, `Local<T>`, events, `ParamSet<(..)>`), a \
+            function of `&mut World` alone (exclusive), or a type implementing `System`"
+)]
 pub trait IntoSystem<S: Storage, Marker> {
     /// The system type.
     type System: System<S>;

@@ -21,6 +21,14 @@ use crate::world::World;
 ///   the role it touches it (write, or read/watch).
 /// * `fetch`'s item touches nothing else, and changes the world's structure only through
 ///   `&World`-safe means (entity reservation, change logs).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a system parameter",
+    label = "not a system parameter",
+    note = "system parameters are `Query<..>`, `Res<R>`, `ResMut<R>`, `Option<Res<R>>`, \
+            `Option<ResMut<R>>`, `Commands`, `Local<T>`, `EventReader<E>`, `EventWriter<E>`, \
+            `ParamSet<(..)>` and tuples of them; a function of `&mut World` is an exclusive \
+            system"
+)]
 pub unsafe trait SystemParam<S: Storage>: Sized {
     /// What the parameter keeps between runs (a query state, a command queue).
     type State: Send + Sync + 'static;

@@ -1,0 +1,12 @@
+//! What must not compile, and what the compiler says about it: each case in
+//! `compile_fail/` fails with exactly the `.stderr` beside it (regenerate with
+//! `TRYBUILD=overwrite cargo test -p ecs --test compile_fail` after reading the new text).
+//!
+//! The borrow rules (no reference escapes a query's closure, no two `&mut` to one value, no
+//! non-`Send` data in parallel code) and the messages that point at the user's line.
+
+#[test]
+fn compile_fail() {
+    let cases = trybuild::TestCases::new();
+    cases.compile_fail("tests/compile_fail/*.rs");
+}
