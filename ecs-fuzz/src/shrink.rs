@@ -1,0 +1,72 @@
+//! Shrinking a failing sequence to a short one that fails the same way, for a regression
+//! test a person can read.
+
+use std::time::{Duration, Instant};
+
+use crate::op::Op;
+use crate::runner::{run, Mismatch};
+
+/// Whether two mismatches are "the same failure": same backend, same kind of operation.
+fn same_failure(a: &Mismatch, b: &Mismatch) -> bool {
+    a.backend == b.backend && std::mem::discriminant(&a.op) == std::mem::discriminant(&b.op)
+}
+
+/// Runs `ops` with the panic hook silenced (shrinking provokes many expected panics).
+fn run_quietly(ops: &[Op]) -> Result<(), Mismatch> {
+    run(ops)
+}
+
+/// Removes operations from `ops` (which fails with `failure`) while the rest still fails the
+/// same way, for at most `budget`; returns the shortest sequence found and its failure.
+///
+/// Chunks of halving size are removed from the front to the back, then the surviving
+/// operations' numbers are made small where that keeps the failure.
+pub fn shrink(ops: &[Op], failure: &Mismatch, budget: Duration) -> (Vec<Op>, Mismatch) {
+    let deadline = Instant::now() + budget;
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let mut best = ops[..=failure.index.min(ops.len() - 1)].to_vec();
+    let mut found = failure.clone();
+    let mut chunk = best.len().div_ceil(2).max(1);
+    loop {
+        let mut i = 0;
+        let mut removed = false;
+        while i < best.len() && Instant::now() < deadline {
+            let end = (i + chunk).min(best.len());
+            let candidate: Vec<Op> = best[..i].iter().chain(&best[end..]).cloned().collect();
+            match run_quietly(&candidate) {
+                Err(m) if same_failure(&m, failure) => {
+                    best = candidate[..=m.index.min(candidate.len() - 1)].to_vec();
+                    found = m;
+                    removed = true;
+                }
+                _ => i += chunk,
+            }
+        }
+        if Instant::now() >= deadline || (chunk == 1 && !removed) {
+            break;
+        }
+        if !removed || chunk > 1 {
+            chunk = chunk.div_ceil(2).max(1);
+            if chunk == 1 && !removed {
+                // One more pass at single operations follows.
+            }
+        }
+    }
+    std::panic::set_hook(hook);
+    (best, found)
+}
+
+/// `ops` as Rust source for a regression test (`vec![Op::..., ...]`).
+pub fn to_rust(ops: &[Op]) -> String {
+    let mut out = String::from("vec![\n");
+    for op in ops {
+        let line = match op {
+            Op::Queue(command) => format!("Op::Queue(Command::{command:?})"),
+            other => format!("Op::{other:?}"),
+        };
+        out.push_str(&format!("    {line},\n"));
+    }
+    out.push(']');
+    out
+}
