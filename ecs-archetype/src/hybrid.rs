@@ -21,10 +21,11 @@
 //! Sparse components can form owning groups (`World::group`), kept by the sparse half: a
 //! query over only sparse components then walks the group's packed rows.
 //!
-//! The storage learns each component's kind the first time a value of it is stored. A
-//! component never stored is held by no entity, so a query over it needs no kind to be
-//! answered correctly; the query cache notes which kinds it assumed and rebuilds itself once
-//! an unknown kind becomes known.
+//! A query's plan takes each slot's kind from the component registry, which knows it from
+//! registration on, whether or not a value was ever stored: a required table component that
+//! no entity holds matches no table, exactly as in the archetype backend. (The storage also
+//! notes each kind the first time a value of it is stored, for the look-ups by id, which get
+//! no registry: a component never stored has no value to find.)
 
 use std::ptr::NonNull;
 
@@ -161,12 +162,14 @@ impl BundleVisitor for SplitWriter<'_> {
 /// A hybrid query's cached plan: which slots are table components, and the table matches.
 ///
 /// # Invariants
-/// `kinds[s]` is the kind slot `s`'s component had when the plan was made (`None`: never
-/// stored then); `table_descriptor` is the descriptor with every non-table slot made
-/// `Optional`; `tables` was built from `table_descriptor` unless `all_sparse`.
+/// Once `planned`, for the descriptor the plan was made for: `kinds[s]` is the registered
+/// kind of slot `s`'s component (a fact fixed at registration, so the plan never goes
+/// stale); `table_descriptor` is that descriptor with every sparse slot made `Optional` and
+/// every table slot keeping its role; `tables` was built from `table_descriptor` unless
+/// `all_sparse`, which is true exactly when no slot is a table component.
 #[derive(Debug, Default)]
 pub struct HybridQueryCache {
-    kinds: Vec<Option<StorageKind>>,
+    kinds: Vec<StorageKind>,
     table_descriptor: QueryDescriptor,
     tables: QueryCache,
     all_sparse: bool,
@@ -174,33 +177,22 @@ pub struct HybridQueryCache {
 }
 
 impl HybridQueryCache {
-    /// Whether the plan needs rebuilding: first use, or a kind learned since.
-    fn stale(&self, storage: &HybridStorage, descriptor: &QueryDescriptor) -> bool {
-        !self.planned
-            || self.kinds.len() != descriptor.slots().len()
-            || descriptor
-                .slots()
-                .iter()
-                .zip(&self.kinds)
-                .any(|(slot, kind)| *kind != storage.kind(slot.component))
-    }
-
-    fn plan(&mut self, storage: &HybridStorage, descriptor: &QueryDescriptor) {
+    /// Plans `descriptor` from its components' registered kinds.
+    fn plan(&mut self, descriptor: &QueryDescriptor, components: &Components) {
         self.kinds = descriptor
             .slots()
             .iter()
-            .map(|s| storage.kind(s.component))
+            .map(|s| components.info(s.component).storage())
             .collect();
         let mut table_descriptor = QueryDescriptor::default();
         for (slot, kind) in descriptor.slots().iter().zip(&self.kinds) {
-            let role = if *kind == Some(StorageKind::Table) {
-                slot.role
-            } else {
-                SlotRole::Optional
+            let role = match kind {
+                StorageKind::Table => slot.role,
+                StorageKind::Sparse => SlotRole::Optional,
             };
             table_descriptor.push(slot.component, role);
         }
-        self.all_sparse = self.kinds.iter().all(|k| *k != Some(StorageKind::Table));
+        self.all_sparse = self.kinds.iter().all(|k| *k == StorageKind::Sparse);
         self.table_descriptor = table_descriptor;
         self.tables = QueryCache::default();
         self.planned = true;
@@ -218,7 +210,7 @@ pub enum HybridChunk<'a> {
         /// The query's descriptor.
         descriptor: &'a QueryDescriptor,
         /// The kind of each slot (see [`HybridQueryCache`]).
-        kinds: &'a [Option<StorageKind>],
+        kinds: &'a [StorageKind],
     },
     /// A query over sparse components only, answered by the sparse half.
     Sparse(SparseChunk<'a>),
@@ -241,7 +233,7 @@ impl<'a> QueryChunk<'a> for HybridChunk<'a> {
     #[inline(always)]
     fn column(&self, slot: usize) -> ColumnAccess<'a, SparseSet> {
         match self {
-            HybridChunk::Table { chunk, kinds, .. } if kinds[slot] == Some(StorageKind::Table) => {
+            HybridChunk::Table { chunk, kinds, .. } if kinds[slot] == StorageKind::Table => {
                 match chunk.column(slot) {
                     ColumnAccess::Dense(ptr) => ColumnAccess::Dense(ptr),
                     ColumnAccess::Sparse(never) => match *never {},
@@ -265,7 +257,7 @@ impl<'a> HybridChunk<'a> {
                 descriptor,
                 kinds,
             } => {
-                debug_assert_ne!(kinds[slot], Some(StorageKind::Table), "a table slot");
+                debug_assert_eq!(kinds[slot], StorageKind::Sparse, "a table slot");
                 match sparse.set(descriptor.slots()[slot].component) {
                     // A sparse set holding the table's rows in order (entities spawned together)
                     // is walked like one more column.
@@ -292,7 +284,7 @@ pub enum HybridChunks<'a> {
         /// The query's descriptor.
         descriptor: &'a QueryDescriptor,
         /// The kind of each slot.
-        kinds: &'a [Option<StorageKind>],
+        kinds: &'a [StorageKind],
     },
     /// Driven by the sparse half.
     Sparse(SparseChunks<'a>),
@@ -335,10 +327,13 @@ impl<'a> Iterator for HybridChunks<'a> {
 //   chunk's entities in order (`SparseSet::aligned_with` compared them), so each row's
 //   value, parallel to the rows. All-sparse plans delegate to `SparseStorage`, which upholds
 //   the same contract.
-// * `is_dense::<T>()` is true only for table components: they never answer `Sparse` (table
-//   chunks answer Dense/Absent for them; all-sparse plans contain no known table slot, and an
-//   unknown table component is held by no entity, so a required slot of it makes the sparse
-//   half yield no chunk).
+// * `is_dense::<T>()` is true only for table components (`T::STORAGE`, which is also the kind
+//   `T` is registered with). The plan takes every slot's kind from the registry, stored or
+//   not, so a table component's slot is never planned as sparse: an all-sparse plan has no
+//   table slot, and a table plan keeps each table slot's role in the table descriptor. Table
+//   chunks come only from tables matching that descriptor, so a required table slot is a
+//   column of the table (`Dense`) and an excluded one is not (`Absent`); a component no
+//   table holds matches no table and yields no chunk. Table slots never answer `Sparse`.
 // * `place` is the entity's table row (rowless for an entity without one, as in the
 //   archetype backend) plus the entity for sparse reads; its `ptr` answers as `get_ptr`
 //   (same kind dispatch). Table chunks are keyed by table index with the table's rows, and
@@ -559,10 +554,20 @@ unsafe impl Storage for HybridStorage {
         });
     }
 
-    fn update_query_cache(&self, cache: &mut HybridQueryCache, descriptor: &QueryDescriptor) {
-        if cache.stale(self, descriptor) {
-            cache.plan(self, descriptor);
+    fn update_query_cache(
+        &self,
+        cache: &mut HybridQueryCache,
+        descriptor: &QueryDescriptor,
+        components: &Components,
+    ) {
+        if !cache.planned {
+            cache.plan(descriptor, components);
         }
+        debug_assert_eq!(
+            cache.kinds.len(),
+            descriptor.slots().len(),
+            "another descriptor"
+        );
         if !cache.all_sparse {
             cache
                 .tables

@@ -238,7 +238,12 @@ unsafe impl Storage for ArchetypeStorage {
         self.archetypes.clear();
     }
 
-    fn update_query_cache(&self, cache: &mut QueryCache, descriptor: &QueryDescriptor) {
+    fn update_query_cache(
+        &self,
+        cache: &mut QueryCache,
+        descriptor: &QueryDescriptor,
+        _: &Components,
+    ) {
         cache.update(&self.archetypes, descriptor);
     }
 

@@ -29,8 +29,12 @@ pub struct BlobVec {
     cap: usize,
 }
 
-// SAFETY: a BlobVec only ever holds values of `Component` types (Send + Sync) or run-time
-// components whose registration promised the same; it has no shared interior state.
+// SAFETY: a BlobVec only ever holds values of `Component` types (`Send + Sync` by the trait's
+// bounds) or of run-time components. A run-time value enters a world only as plain bytes
+// (`insert_bytes`: no drop function, so no state but its bytes, which any thread may copy)
+// or through the `unsafe fn World::insert_by_id`, whose contract makes the caller promise the
+// value may be sent to and shared with other threads, and dropped by its drop function on
+// any of them. It has no shared interior state.
 unsafe impl Send for BlobVec {}
 // SAFETY: as above; `&BlobVec` only reads the header fields.
 unsafe impl Sync for BlobVec {}

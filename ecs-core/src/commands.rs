@@ -206,8 +206,9 @@ trait ComponentSink {
     /// Stores one value of component `id`, taking ownership when it returns true.
     ///
     /// # Safety
-    /// `value` points to an initialised value of component `id`'s type; when this returns
-    /// true the caller must not use or drop it again; when false it was not touched.
+    /// `value` points to an initialised value of component `id`'s type, a Rust
+    /// [`Component`] type (so `Send + Sync`); when this returns true the caller must not use
+    /// or drop it again; when false it was not touched.
     unsafe fn take(&mut self, id: ComponentId, value: NonNull<u8>) -> bool;
 }
 
@@ -251,8 +252,9 @@ impl<S: Storage> ComponentSink for WorldSink<'_, S> {
     }
 
     unsafe fn take(&mut self, id: ComponentId, value: NonNull<u8>) -> bool {
-        // SAFETY: forwarded contract: `insert_by_id` takes ownership on `Ok` and leaves the
-        // value untouched on `Err` (stale entity).
+        // SAFETY: forwarded contract (a valid value of `id`'s `Component` type, which is
+        // `Send + Sync`): `insert_by_id` takes ownership on `Ok` and leaves the value
+        // untouched on `Err` (stale entity).
         unsafe { self.world.insert_by_id(self.entity, id, value) }.is_ok()
     }
 }

@@ -16,6 +16,9 @@
 //! (wave of a system = 1 + the largest wave of an earlier system it conflicts with, or 0), so
 //! conflicting systems always run in the order they were added.
 //!
+//! Whether two systems conflict is read from [`System::access`], which the schedule trusts:
+//! that is why [`System`] is an `unsafe trait` (function systems implement it for you).
+//!
 //! Waves describe the order; they are not barriers. At run time a system starts as soon as
 //! every earlier system it conflicts with has finished ([`crate::parallel::run_graph`]), on
 //! the thread that finished the last of them when it can: above, D may start while A (wave
@@ -363,15 +366,17 @@ fn short_name(name: &str) -> &str {
 
 /// Runs a system through a shared world, catching a panic.
 ///
-/// SAFETY argument for every call in this module (the `run_unsafe` contract): the system was
-/// initialised for this world (`initialize` checks the world id); two systems that conflict
-/// never run at the same time: the later one waits for the earlier (`Plan`'s invariant) and
-/// `run_graph` starts it only after that one finished (an acquire/release count, so its
-/// writes are visible); each only touches what its access names (the `SystemParam`
-/// contract), so no component value or resource is written by one thread while another
-/// reads or writes it; the world is only shared (`&World`) while systems run, so its
-/// structure cannot change; what systems share beyond their access — entity reservation
-/// and the change logs — is synchronised (an atomic, a mutex per log).
+/// SAFETY argument for every call in this module (the `run_unsafe` contract): the system is
+/// initialised (`Schedule::initialize` ran first). Two systems that conflict never run at
+/// the same time: the later one waits for the earlier (`Plan`'s invariant) and `run_graph`
+/// starts it only after that one finished (an acquire/release count, so its writes are
+/// visible). Each touches only what its access names — the `unsafe trait System` contract,
+/// which every implementation promises, hand-written or a function system's (and one
+/// initialised for another world touches nothing of this one) — so no component value or
+/// resource is written by one thread while another reads or writes it. The world is only
+/// shared (`&World`) while systems run, so its structure cannot change; what systems share
+/// beyond their access — entity reservation and the change logs — is synchronised (an
+/// atomic, a mutex per log).
 fn run_caught<S: Storage>(
     system: &mut dyn System<S>,
     world: &World<S>,

@@ -390,7 +390,16 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
     fn clear(&mut self);
 
     /// Brings `cache` up to date with the storage's current layout for `descriptor`.
-    fn update_query_cache(&self, cache: &mut Self::QueryCache, descriptor: &QueryDescriptor);
+    ///
+    /// `components` is the registry every slot's component was registered in: it answers
+    /// each slot's [`StorageKind`](crate::StorageKind) even for a component no value of which
+    /// was ever stored, so a backend never has to guess where a slot's values would live.
+    fn update_query_cache(
+        &self,
+        cache: &mut Self::QueryCache,
+        descriptor: &QueryDescriptor,
+        components: &Components,
+    );
 
     /// The chunks matching `descriptor`. `cache` was brought up to date by
     /// `update_query_cache` with no `&mut self` call since; `alive` is every live entity.

@@ -223,7 +223,7 @@ unsafe impl Storage for VecStorage {
         });
     }
 
-    fn update_query_cache(&self, _: &mut (), _: &QueryDescriptor) {}
+    fn update_query_cache(&self, _: &mut (), _: &QueryDescriptor, _: &Components) {}
 
     fn query_chunks<'a>(
         &'a self,

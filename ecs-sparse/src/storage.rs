@@ -417,7 +417,7 @@ unsafe impl Storage for SparseStorage {
         for_each_completing(self.sets.iter_mut().flatten(), SparseSet::clear);
     }
 
-    fn update_query_cache(&self, _: &mut (), _: &QueryDescriptor) {}
+    fn update_query_cache(&self, _: &mut (), _: &QueryDescriptor, _: &Components) {}
 
     #[inline]
     fn query_chunks<'a>(

@@ -23,6 +23,8 @@ backends! {
     par_for_each_visits_every_row_once,
     a_chain_runs_beside_a_long_system,
     a_panic_skips_exactly_the_systems_waiting_for_it,
+    hand_written_systems_are_ordered_by_their_declared_access,
+    a_system_refuses_a_world_it_was_not_initialised_for,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -466,4 +468,115 @@ fn a_panic_skips_exactly_the_systems_waiting_for_it<S: Storage>() {
             assert_eq!(row, Some((1.0, 20.0, 1.0)), "parallel: {parallel}");
         }
     }
+}
+
+/// A hand-written system: sums `A` through a query state it owns, declaring that read. Its
+/// `unsafe impl` is the promise the schedule relies on to run it beside other systems.
+struct SumA<S: Storage> {
+    state: Option<QueryState<&'static A, (), S>>,
+    access: ecs_core::system::SystemAccess,
+    sums: Vec<f32>,
+    sink: std::sync::Arc<std::sync::Mutex<Vec<f32>>>,
+}
+
+// SAFETY: `access` records the query state's access (a read of `A`), the only thing
+// `run_unsafe` touches; it is set once, by the `initialize` that makes `state`, and the
+// state's own world check makes a run on another world panic before touching it.
+unsafe impl<S: Storage> System<S> for SumA<S> {
+    fn name(&self) -> &str {
+        "sum_a"
+    }
+    fn initialize(&mut self, world: &mut World<S>) -> Result<(), EcsError> {
+        if self.state.is_none() {
+            let state = world.query_state::<&A, ()>()?;
+            let mut access = ecs_core::system::SystemAccess::default();
+            access
+                .add_query(state.access(), world.components())
+                .map_err(|reason| EcsError::SystemConflict {
+                    system: "sum_a".into(),
+                    reason,
+                })?;
+            self.access = access;
+            self.state = Some(state);
+        }
+        Ok(())
+    }
+    fn is_initialized(&self) -> bool {
+        self.state.is_some()
+    }
+    fn access(&self) -> &ecs_core::system::SystemAccess {
+        &self.access
+    }
+    unsafe fn run_unsafe(&mut self, world: &World<S>) {
+        let state = self.state.as_mut().expect("initialised");
+        // SAFETY: the caller guarantees nothing writes `A` (our declared read) during the
+        // call, and the world's structure does not change.
+        let sum = unsafe { state.iter_unchecked(world) }.map(|a| a.0).sum();
+        self.sums.push(sum);
+    }
+    fn apply(&mut self, _: &mut World<S>) {
+        self.sink.lock().unwrap().extend(self.sums.drain(..));
+    }
+    fn discard(&mut self, _: &mut World<S>) {
+        self.sums.clear();
+    }
+}
+
+fn double_a<S: Storage>(mut q: Query<'_, '_, &mut A, (), S>) {
+    q.for_each(|a| a.0 *= 2.0);
+}
+fn read_b<S: Storage>(q: Query<'_, '_, &B, (), S>, mut stats: ResMut<Stats>) {
+    stats.sum_b = q.iter().map(|b| b.0).sum();
+}
+
+/// A hand-written system that reads `A` waits for the function system writing it: its
+/// declared access orders it, and under Miri the two never race. Every frame it sees the
+/// values of that frame's writes.
+fn hand_written_systems_are_ordered_by_their_declared_access<S: Storage>() {
+    let n = if cfg!(miri) { 4 } else { 200 };
+    let mut world = World::<S>::new();
+    world.insert_resource(Stats::default());
+    world.spawn_batch((0..n).map(|i| (A(1.0), B(i as f32))));
+    let sink = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut s = Schedule::<S>::new();
+    s.add_system(double_a::<S>);
+    s.add_system(SumA::<S> {
+        state: None,
+        access: Default::default(),
+        sums: Vec::new(),
+        sink: sink.clone(),
+    });
+    s.add_system(read_b::<S>);
+    s.initialize(&mut world).unwrap();
+    let waves = s.waves();
+    assert_eq!(
+        waves.len(),
+        2,
+        "sum_a waits for double_a; read_b runs beside: {waves:?}"
+    );
+    let frames = if cfg!(miri) { 2 } else { 5 };
+    for _ in 0..frames {
+        s.run(&mut world);
+    }
+    let want: Vec<f32> = (1..=frames).map(|f| n as f32 * 2f32.powi(f)).collect();
+    assert_eq!(*sink.lock().unwrap(), want);
+}
+
+/// A function system initialised for one world panics, before touching anything, when run
+/// on another: its access names the first world's component ids.
+fn a_system_refuses_a_world_it_was_not_initialised_for<S: Storage>() {
+    let mut first = World::<S>::new();
+    first.spawn((A(1.0),));
+    let mut second = World::<S>::new();
+    second.spawn((B(1.0), A(3.0)));
+    let mut system = double_a::<S>.into_system();
+    system.run(&mut first).unwrap();
+    let err = catch_unwind(AssertUnwindSafe(|| system.run(&mut second))).unwrap_err();
+    let message = err
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .unwrap_or_default();
+    assert!(message.contains("initialised for"), "{message}");
+    assert_eq!(second.query::<&A>().map(|a| a.0).sum::<f32>(), 3.0);
+    assert_eq!(first.query::<&A>().map(|a| a.0).sum::<f32>(), 2.0);
 }

@@ -182,7 +182,7 @@ fn table_only_queries_take_the_dense_path() {
     // Every chunk of a table-only query answers Dense for every slot.
     let storage = world.storage();
     let mut cache = HybridQueryCache::default();
-    storage.update_query_cache(&mut cache, state.descriptor());
+    storage.update_query_cache(&mut cache, state.descriptor(), world.components());
     let mut chunks = 0;
     for chunk in storage.query_chunks(&cache, state.descriptor(), &[]) {
         chunks += 1;
@@ -209,7 +209,7 @@ fn a_sparse_set_holding_a_tables_rows_in_order_is_walked_densely() {
     let slots = |world: &HybridWorld, state: &ecs_core::QueryState<_, (), HybridStorage>| {
         let storage = world.storage();
         let mut cache = HybridQueryCache::default();
-        storage.update_query_cache(&mut cache, state.descriptor());
+        storage.update_query_cache(&mut cache, state.descriptor(), world.components());
         storage
             .query_chunks(&cache, state.descriptor(), &[])
             .map(|chunk| matches!(chunk.column(1), ColumnAccess::Dense(_)))

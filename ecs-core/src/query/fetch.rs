@@ -148,7 +148,8 @@ impl<'w, S: Storage + 'w> ColumnFetch<'w, S> {
     /// Pointer to the row's `T` for a *required* slot.
     ///
     /// # Safety
-    /// `row` is within the chunk; `T` is the slot's component type.
+    /// `row` is within the chunk; `T` is the slot's component type; the slot's role in the
+    /// descriptor the chunk was made for is `Required`.
     #[inline(always)]
     pub unsafe fn required<T: Component>(
         &mut self,
@@ -160,7 +161,10 @@ impl<'w, S: Storage + 'w> ColumnFetch<'w, S> {
                 !self.dense.is_null(),
                 "dense backend answered no column for a required slot"
             );
-            // SAFETY: a dense column holds `T` for every row of the chunk; `row` is in bounds.
+            // SAFETY: `dense` is not null: either tested just now, or `is_dense::<T>()` holds,
+            // and then the storage answers neither `Absent` nor `Sparse` for a required slot
+            // of `T` (the `Storage` contract), so `new` kept the chunk's `Dense` base. A
+            // `Dense` column holds the chunk's rows' `T`s and `row` is in bounds (caller).
             return Some(unsafe { NonNull::new_unchecked(self.dense.cast::<T>().add(row)) });
         }
         self.lookup(row, entity)
@@ -177,7 +181,8 @@ impl<'w, S: Storage + 'w> ColumnFetch<'w, S> {
         entity: Entity,
     ) -> Option<NonNull<T>> {
         if !self.dense.is_null() {
-            // SAFETY: as in `required`.
+            // SAFETY: `dense` was tested; a `Dense` column holds the chunk's rows' `T`s, and
+            // `row` is in bounds (caller).
             return Some(unsafe { NonNull::new_unchecked(self.dense.cast::<T>().add(row)) });
         }
         if S::is_dense::<T>() {
@@ -281,7 +286,9 @@ macro_rules! component_fetch {
                 row: usize,
                 entity: Entity,
             ) -> Option<Self::Item<'w>> {
-                // SAFETY: `row` is in the chunk (caller); the slot holds `T`.
+                // SAFETY: `row` is in the chunk (caller); the slot holds `T`, in the role
+                // `init` gave it (`required` is called only for a `Required` slot: a query
+                // item is never inside an `Or`, the one place roles are relaxed).
                 let ptr = unsafe { fetch.$get::<T>(row, entity) };
                 #[allow(unused_unsafe)]
                 // SAFETY: the pointer is to this row's initialised `T`; the access recorded in

@@ -72,7 +72,9 @@ macro_rules! mut_fetch {
                 row: usize,
                 $e: Entity,
             ) -> Option<$item> {
-                // SAFETY: `row` is in the chunk (caller); the slot holds `T`.
+                // SAFETY: `row` is in the chunk (caller); the slot holds `T`, in the role
+                // `init` gave it (`required` is called only for a `Required` slot: a query
+                // item is never inside an `Or`, the one place roles are relaxed).
                 let $p = unsafe { fetch.column.$get::<T>(row, $e) };
                 let $log = fetch.log;
                 #[allow(unused_unsafe)]

@@ -127,7 +127,7 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
         self.check_world(world.id());
         world
             .storage()
-            .update_query_cache(&mut self.cache, &self.descriptor);
+            .update_query_cache(&mut self.cache, &self.descriptor, world.components());
         self.changes.begin::<F, S>(&self.filter, world);
     }
 
@@ -272,7 +272,7 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
         let view = world.view();
         self.check_world(view.id());
         view.storage()
-            .update_query_cache(&mut self.cache, &self.descriptor);
+            .update_query_cache(&mut self.cache, &self.descriptor, world.components());
         // SAFETY: the query only reads, and `&World` only hands out shared borrows.
         unsafe { QueryView::new(self, view) }
     }
@@ -286,7 +286,7 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
         let view = world.view();
         self.check_world(view.id());
         view.storage()
-            .update_query_cache(&mut self.cache, &self.descriptor);
+            .update_query_cache(&mut self.cache, &self.descriptor, world.components());
         // SAFETY: `&mut World` excludes every other access for `'w`.
         unsafe { QueryView::new(self, view) }
     }

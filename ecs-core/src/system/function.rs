@@ -14,7 +14,7 @@ use super::param::SystemParamItem;
 use super::{IntoSystem, System, SystemAccess, SystemParam};
 use crate::error::EcsError;
 use crate::storage::Storage;
-use crate::world::World;
+use crate::world::{World, WorldId};
 
 /// A function usable as a system; `Marker` is `fn(P0, P1, ...)`, its parameter types.
 pub trait SystemParamFunction<S: Storage, Marker>: Send + Sync + 'static {
@@ -66,21 +66,34 @@ function_system!(
 );
 
 /// A [`System`] made from a function by [`IntoSystem`].
+///
+/// # Invariant
+/// `state` and `world` are `Some` together, from the successful `initialize` that recorded
+/// `access` for the world `world` names.
 pub struct FunctionSystem<S: Storage, Marker, F: SystemParamFunction<S, Marker>> {
     func: F,
     state: Option<<F::Param as SystemParam<S>>::State>,
+    world: Option<WorldId>,
     access: SystemAccess,
     name: Cow<'static, str>,
     marker: PhantomData<fn() -> (S, Marker)>,
 }
 
-impl<S: Storage, Marker: 'static, F: SystemParamFunction<S, Marker>> IntoSystem<S, Marker> for F {
+/// Tags the [`IntoSystem`] marker of functions, `(IsFunction, fn(P0, P1, ...))`: a tuple,
+/// which can never be [`IsSystem`](super::IsSystem), so the blanket implementation for
+/// functions and the one for [`System`]s do not overlap.
+pub struct IsFunction;
+
+impl<S: Storage, Marker: 'static, F: SystemParamFunction<S, Marker>>
+    IntoSystem<S, (IsFunction, Marker)> for F
+{
     type System = FunctionSystem<S, Marker, F>;
 
     fn into_system(self) -> Self::System {
         FunctionSystem {
             func: self,
             state: None,
+            world: None,
             access: SystemAccess::default(),
             name: Cow::Borrowed(std::any::type_name::<F>()),
             marker: PhantomData,
@@ -88,7 +101,13 @@ impl<S: Storage, Marker: 'static, F: SystemParamFunction<S, Marker>> IntoSystem<
     }
 }
 
-impl<S: Storage, Marker: 'static, F: SystemParamFunction<S, Marker>> System<S>
+// SAFETY: the access is what the parameters' `init` recorded (the `SystemParam` contract:
+// every component and resource their items touch, in the role they touch it), set once by
+// the successful `initialize` that also sets `state`, so `is_initialized` is true only then;
+// `run_unsafe` touches the world only through the parameters' items, and panics before
+// fetching them when given another world than the one it was initialised for (component
+// ids, and so the access, mean something only in that world).
+unsafe impl<S: Storage, Marker: 'static, F: SystemParamFunction<S, Marker>> System<S>
     for FunctionSystem<S, Marker, F>
 {
     fn name(&self) -> &str {
@@ -109,6 +128,7 @@ impl<S: Storage, Marker: 'static, F: SystemParamFunction<S, Marker>> System<S>
                 },
             })?;
             self.state = Some(state);
+            self.world = Some(world.id());
             self.access = access;
         }
         Ok(())
@@ -127,6 +147,12 @@ impl<S: Storage, Marker: 'static, F: SystemParamFunction<S, Marker>> System<S>
             .state
             .as_mut()
             .expect("a system is initialized before it runs");
+        assert_eq!(
+            self.world,
+            Some(world.id()),
+            "system `{}` runs on the world it was initialised for; make another for this world",
+            self.name
+        );
         // SAFETY: forwarded contract (`run_unsafe`'s caller checked the access).
         let params = unsafe { F::Param::fetch(state, world) };
         self.func.run(params);

@@ -35,7 +35,7 @@ mod param;
 mod query;
 
 pub use access::SystemAccess;
-pub use function::{FunctionSystem, SystemParamFunction};
+pub use function::{FunctionSystem, IsFunction, SystemParamFunction};
 pub use param::{SystemParam, SystemParamItem};
 pub use query::Query;
 
@@ -44,7 +44,69 @@ use crate::storage::Storage;
 use crate::world::World;
 
 /// A unit of work over a world of backend `S`, with a declared access.
-pub trait System<S: Storage>: Send + Sync + 'static {
+///
+/// Function systems ([`IntoSystem`]) implement it for you, with an access derived from their
+/// parameter types. Implementing it by hand is `unsafe`: a [`Schedule`](crate::Schedule) runs
+/// systems whose accesses do not conflict on several threads at once, trusting
+/// [`System::access`]; a system that reads or writes more than it declares would race.
+///
+/// # Safety
+/// Implementors promise, and the schedule relies on it for memory safety:
+/// * From a successful [`System::initialize`] on, [`System::access`] names every component
+///   and resource [`System::run_unsafe`] may read, watch or write, in the role it touches it
+///   (a write is declared as a write), and it does not change while the system is in a
+///   schedule.
+/// * `run_unsafe` touches the world only as its access says, and changes its structure only
+///   through the `&World`-safe means (entity reservation, change logs).
+/// * [`System::is_initialized`] is true only after `initialize` succeeded. Given a world
+///   other than the one it was initialised for (whose component ids its access names),
+///   `run_unsafe` touches nothing of it (function systems panic).
+///
+/// ```
+/// # use ecs_core::prelude::*;
+/// # use ecs_core::testing::VecStorage;
+/// # use ecs_core::system::SystemAccess;
+/// /// Counts its own runs; touches no component or resource, and declares nothing.
+/// struct Ticker { runs: u32, ready: bool, access: SystemAccess }
+///
+/// // SAFETY: `run_unsafe` touches nothing of the world, so the empty access is exact.
+/// unsafe impl System<VecStorage> for Ticker {
+///     fn name(&self) -> &str { "ticker" }
+///     fn initialize(&mut self, _: &mut World<VecStorage>) -> Result<(), EcsError> {
+///         self.ready = true;
+///         Ok(())
+///     }
+///     fn is_initialized(&self) -> bool { self.ready }
+///     fn access(&self) -> &SystemAccess { &self.access }
+///     unsafe fn run_unsafe(&mut self, _: &World<VecStorage>) { self.runs += 1; }
+///     fn apply(&mut self, _: &mut World<VecStorage>) {}
+///     fn discard(&mut self, _: &mut World<VecStorage>) {}
+/// }
+///
+/// let mut world = World::<VecStorage>::new();
+/// let mut ticker = Ticker { runs: 0, ready: false, access: SystemAccess::default() };
+/// ticker.run(&mut world).unwrap();
+/// assert_eq!(ticker.runs, 1);
+/// ```
+///
+/// Without `unsafe`, a hand-written system does not compile:
+///
+/// ```compile_fail,E0200
+/// # use ecs_core::prelude::*;
+/// # use ecs_core::testing::VecStorage;
+/// # use ecs_core::system::SystemAccess;
+/// struct Liar(SystemAccess);
+/// impl System<VecStorage> for Liar {
+///     fn name(&self) -> &str { "liar" }
+///     fn initialize(&mut self, _: &mut World<VecStorage>) -> Result<(), EcsError> { Ok(()) }
+///     fn is_initialized(&self) -> bool { true }
+///     fn access(&self) -> &SystemAccess { &self.0 }
+///     unsafe fn run_unsafe(&mut self, _: &World<VecStorage>) {}
+///     fn apply(&mut self, _: &mut World<VecStorage>) {}
+///     fn discard(&mut self, _: &mut World<VecStorage>) {}
+/// }
+/// ```
+pub unsafe trait System<S: Storage>: Send + Sync + 'static {
     /// A name for messages (a function system's is its path).
     fn name(&self) -> &str;
 
@@ -64,9 +126,10 @@ pub trait System<S: Storage>: Send + Sync + 'static {
     /// Runs the system through a shared world; deferred work waits for [`System::apply`].
     ///
     /// # Safety
-    /// The system is initialised for `world`; for the duration of the call nothing else
-    /// accesses what [`System::access`] names in a conflicting way, and the world's structure
-    /// does not change.
+    /// The system is initialised ([`System::is_initialized`]); for the duration of the call
+    /// nothing else accesses what [`System::access`] names in a conflicting way, and the
+    /// world's structure does not change. (Given another world than the one it was
+    /// initialised for, the system touches nothing: the trait's contract.)
     unsafe fn run_unsafe(&mut self, world: &World<S>);
 
     /// Applies deferred work (commands) to the world: the sync point.
@@ -89,7 +152,8 @@ pub trait System<S: Storage>: Send + Sync + 'static {
     }
 }
 
-/// Conversion into a [`System`]: implemented by functions of [`SystemParam`]s.
+/// Conversion into a [`System`]: implemented by functions of [`SystemParam`]s, and by every
+/// [`System`] (as itself), so a hand-written system is added to a schedule like a function.
 /// `Marker` only tells the implementations apart (it is inferred).
 pub trait IntoSystem<S: Storage, Marker> {
     /// The system type.
@@ -97,4 +161,15 @@ pub trait IntoSystem<S: Storage, Marker> {
 
     /// Makes the system.
     fn into_system(self) -> Self::System;
+}
+
+/// The [`IntoSystem`] marker of a type that is a [`System`] already.
+pub struct IsSystem;
+
+impl<S: Storage, T: System<S>> IntoSystem<S, IsSystem> for T {
+    type System = T;
+
+    fn into_system(self) -> T {
+        self
+    }
 }

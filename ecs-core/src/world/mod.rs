@@ -585,6 +585,7 @@ impl<S: Storage> World<S> {
         let world = WorldView {
             id: self.id,
             entities: &self.entities,
+            components: &self.components,
             storage: &self.storage,
             changes: &self.changes,
         };
@@ -707,6 +708,7 @@ impl<S: Storage> fmt::Debug for World<S> {
 pub struct WorldView<'w, S: Storage> {
     id: WorldId,
     entities: &'w Entities,
+    components: &'w Components,
     storage: &'w S,
     changes: &'w ChangeStore,
 }
@@ -728,6 +730,11 @@ impl<'w, S: Storage> WorldView<'w, S> {
     #[inline]
     pub fn entities(&self) -> &'w Entities {
         self.entities
+    }
+    /// The component registry.
+    #[inline]
+    pub fn components(&self) -> &'w Components {
+        self.components
     }
     /// The storage backend.
     #[inline]
@@ -755,6 +762,7 @@ impl<S: Storage> World<S> {
         WorldView {
             id: self.id,
             entities: &self.entities,
+            components: &self.components,
             storage: &self.storage,
             changes: &self.changes,
         }

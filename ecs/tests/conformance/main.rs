@@ -12,6 +12,7 @@ mod model;
 mod queries;
 mod rng;
 mod stale;
+mod unstored;
 
 #[path = "../common/backends.rs"]
 #[macro_use]
@@ -41,4 +42,6 @@ backends! {
     batches::spawn_batch_with_any_size_hint => spawn_batch_any_size_hint,
     batches::panicking_batch_iterator_keeps_what_it_spawned => panicking_batch_iterator,
     batches::every_copy_width_survives_moves => copy_widths,
+    unstored::queries_over_unstored_components => unstored_components,
+    unstored::runtime_components_in_every_history => runtime_component_histories,
 }
