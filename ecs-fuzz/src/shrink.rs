@@ -4,28 +4,30 @@
 use std::time::{Duration, Instant};
 
 use crate::op::Op;
-use crate::runner::{run, Mismatch};
+use crate::runner::{run_with, Config, Mismatch};
 
 /// Whether two mismatches are "the same failure": same backend, same kind of operation.
 fn same_failure(a: &Mismatch, b: &Mismatch) -> bool {
     a.backend == b.backend && std::mem::discriminant(&a.op) == std::mem::discriminant(&b.op)
 }
 
-/// Runs `ops` with the panic hook silenced (shrinking provokes many expected panics).
-fn run_quietly(ops: &[Op]) -> Result<(), Mismatch> {
-    run(ops)
-}
-
-/// Removes operations from `ops` (which fails with `failure`) while the rest still fails the
-/// same way, for at most `budget`; returns the shortest sequence found and its failure.
-///
-/// Chunks of halving size are removed from the front to the back, then the surviving
-/// operations' numbers are made small where that keeps the failure.
-pub fn shrink(ops: &[Op], failure: &Mismatch, budget: Duration) -> (Vec<Op>, Mismatch) {
+/// Removes operations from `ops` (which fails with `failure` under `config`) while the rest
+/// still fails the same way, for at most `budget`; returns the shortest sequence found and
+/// its failure. Chunks of halving size are removed, front to back; the panic hook is
+/// silenced meanwhile (shrinking provokes many expected panics).
+pub fn shrink(
+    ops: &[Op],
+    failure: &Mismatch,
+    budget: Duration,
+    config: Config,
+) -> (Vec<Op>, Mismatch) {
+    if ops.is_empty() {
+        return (Vec::new(), failure.clone());
+    }
     let deadline = Instant::now() + budget;
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
-    let mut best = ops[..=failure.index.min(ops.len() - 1)].to_vec();
+    let mut best = ops[..=failure.index.min(ops.len().saturating_sub(1))].to_vec();
     let mut found = failure.clone();
     let mut chunk = best.len().div_ceil(2).max(1);
     loop {
@@ -34,8 +36,8 @@ pub fn shrink(ops: &[Op], failure: &Mismatch, budget: Duration) -> (Vec<Op>, Mis
         while i < best.len() && Instant::now() < deadline {
             let end = (i + chunk).min(best.len());
             let candidate: Vec<Op> = best[..i].iter().chain(&best[end..]).cloned().collect();
-            match run_quietly(&candidate) {
-                Err(m) if same_failure(&m, failure) => {
+            match run_with(&candidate, config) {
+                Err(m) if same_failure(&m, failure) && !candidate.is_empty() => {
                     best = candidate[..=m.index.min(candidate.len() - 1)].to_vec();
                     found = m;
                     removed = true;
@@ -46,11 +48,8 @@ pub fn shrink(ops: &[Op], failure: &Mismatch, budget: Duration) -> (Vec<Op>, Mis
         if Instant::now() >= deadline || (chunk == 1 && !removed) {
             break;
         }
-        if !removed || chunk > 1 {
-            chunk = chunk.div_ceil(2).max(1);
-            if chunk == 1 && !removed {
-                // One more pass at single operations follows.
-            }
+        if chunk > 1 {
+            chunk = chunk.div_ceil(2);
         }
     }
     std::panic::set_hook(hook);

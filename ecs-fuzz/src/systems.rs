@@ -61,10 +61,12 @@ fn tag_d1<S: Storage>(
     mut commands: Commands,
 ) {
     spawned.0.clear();
-    let mut count = 0u32;
-    for (entity, d) in q.iter() {
-        count += 1;
-        let v = d.value();
+    // Entity order, not iteration order (which is the backend's): the order of despawns
+    // decides which freed index the allocator hands out next.
+    let mut found: Vec<(Entity, u32)> = q.iter().map(|(e, d)| (e, d.value())).collect();
+    found.sort_unstable();
+    let count = found.len() as u32;
+    for (entity, v) in found {
         if v % 4 == 0 {
             commands.insert(entity, (T1::make(0),));
         }
@@ -265,7 +267,9 @@ impl ScheduleModel {
     fn run_tag_d1(&mut self, model: &Model, entities: &[Entity], queue: &mut Vec<Deferred>) {
         self.report.spawned.clear();
         let mut count = 0u32;
-        for &e in entities {
+        let mut sorted = entities.to_vec();
+        sorted.sort_unstable();
+        for &e in &sorted {
             let row = &model.rows[&e];
             let (Some(v), None) = (row[D1::SLOT], row[T1::SLOT]) else {
                 continue;

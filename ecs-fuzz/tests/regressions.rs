@@ -4,7 +4,7 @@
 //! To add one: run `ecs-fuzz` until it reports a mismatch, paste the shrunk `vec![...]` it
 //! prints into a new test here, and name the test after the bug.
 
-use ecs_fuzz::{run, Command, Op};
+use ecs_fuzz::{run, run_with, Command, Config, Op};
 
 fn assert_agrees(ops: Vec<Op>) {
     if let Err(mismatch) = run(&ops) {
@@ -21,7 +21,10 @@ fn assert_agrees(ops: Vec<Op>) {
 fn hybrid_fetch_of_never_stored_table_component() {
     assert_agrees(vec![
         Op::Spawn { bundle: 1, seed: 0 },
-        Op::Query { shape: 12, style: 0 },
+        Op::Query {
+            shape: 12,
+            style: 0,
+        },
     ]);
 }
 
@@ -67,4 +70,46 @@ fn commands_round_trip() {
         Op::ApplyCommands,
         Op::Compare,
     ]);
+}
+
+/// ecs-core change logs: `QueryState::get` on a change-filtered state answers from its latest
+/// run's window ("counting changes made since it began", as documented), but another reader
+/// of the same log advancing past that window trims its entries, and `get` then answers
+/// `None` for an entity the latest run reported. Found by seed 2 (episode 12, op 534).
+/// Not fixed yet: the fuzzer tolerates it ([`Config::tolerate_trimmed_get`]); run this with
+/// `--ignored` to see it, and drop the tolerance when it passes.
+#[test]
+#[ignore = "known ecs-core bug: change-log trimming forgets a reader's latest window"]
+fn change_get_after_another_reader_trimmed_the_window() {
+    let ops = trimmed_window_ops();
+    if let Err(mismatch) = run_with(&ops, Config::STRICT) {
+        panic!("{mismatch}");
+    }
+}
+
+/// The sequence above passes with the default tolerance (so the fuzzer keeps running past
+/// it), and every backend gives the same answer.
+#[test]
+fn change_get_after_trim_is_tolerated_consistently() {
+    assert_agrees(trimmed_window_ops());
+}
+
+fn trimmed_window_ops() -> Vec<Op> {
+    vec![
+        Op::Spawn { bundle: 6, seed: 0 },
+        Op::RunReader { reader: 2 },
+        Op::RunReader { reader: 0 },
+        Op::GetMut {
+            target: 0,
+            component: 8,
+            how: 0,
+        },
+        Op::RunReader { reader: 2 },
+        Op::RunReader { reader: 0 },
+        Op::RunReader { reader: 0 },
+        Op::ReaderGet {
+            reader: 2,
+            target: 0,
+        },
+    ]
 }
