@@ -41,5 +41,5 @@ pub mod systems;
 
 pub use generate::generate;
 pub use op::{Command, Op};
-pub use runner::{panic_message, run, run_with, Config, Mismatch, MAX_LIVE};
+pub use runner::{panic_message, run, run_with, Config, Mismatch, MAX_LIVE, MAX_LIVE_WIDE};
 pub use shrink::shrink;

@@ -100,13 +100,14 @@ fn main() -> ExitCode {
 
 fn replay(episode: u64, options: &Options) -> ExitCode {
     let ops = generate(episode, options.episode_len);
-    match run_with(&ops, options.config) {
+    let config = Config::for_episode(options.config, episode);
+    match run_with(&ops, config) {
         Ok(()) => {
             println!("episode 0x{episode:x} ({} ops): no mismatch", ops.len());
             ExitCode::SUCCESS
         }
         Err(mismatch) => {
-            report(&ops, &mismatch, options);
+            report(&ops, &mismatch, options.shrink_seconds, config);
             ExitCode::FAILURE
         }
     }
@@ -143,7 +144,8 @@ fn fuzz(options: &Options) -> ExitCode {
         let seed = episode_seed(options.seed, episode);
         let len = (options.episode_len as u64).min(left) as usize;
         let ops = generate(seed, len);
-        if let Err(mismatch) = run_with(&ops, options.config) {
+        let config = Config::for_episode(options.config, seed);
+        if let Err(mismatch) = run_with(&ops, config) {
             total += mismatch.index as u64;
             println!(
                 "MISMATCH after {total} ops in {:.1} s (run seed 0x{:x}, episode {episode})",
@@ -154,7 +156,7 @@ fn fuzz(options: &Options) -> ExitCode {
                 "reproduce: ecs-fuzz --replay 0x{seed:x} --episode-len {}",
                 ops.len()
             );
-            report(&ops, &mismatch, options);
+            report(&ops, &mismatch, options.shrink_seconds, config);
             return ExitCode::FAILURE;
         }
         total += len as u64;
@@ -176,12 +178,12 @@ fn print_rate(what: &str, total: u64, elapsed: Duration) {
     );
 }
 
-fn report(ops: &[Op], mismatch: &Mismatch, options: &Options) {
+fn report(ops: &[Op], mismatch: &Mismatch, shrink_seconds: f64, config: Config) {
     println!("{mismatch}");
-    let budget = Duration::from_secs_f64(options.shrink_seconds);
-    let (small, failure) = shrink(ops, mismatch, budget, options.config);
+    let budget = Duration::from_secs_f64(shrink_seconds);
+    let (small, failure) = shrink(ops, mismatch, budget, config);
     println!(
-        "shrunk to {} ops (fails at op #{} on {}: {}):\n{}",
+        "shrunk to {} ops (fails at op #{} on {}: {}), with {config:?}:\n{}",
         small.len(),
         failure.index,
         failure.backend,

@@ -17,7 +17,8 @@ pub enum Op {
         /// First component value; each next field gets one more.
         seed: u32,
     },
-    /// `World::spawn_batch` of `count % 16 + 1` bundles of one type.
+    /// `World::spawn_batch` of `count % 16 + 1` bundles of one type (16 times as many in a
+    /// wide run).
     SpawnBatch {
         /// Index into the bundle list.
         bundle: u8,

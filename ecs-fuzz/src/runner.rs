@@ -24,6 +24,9 @@ use crate::{on_lanes, with_bundle, with_group, with_pool_type, with_untracked_ty
 /// stay small and operations fast.
 pub const MAX_LIVE: usize = 256;
 
+/// Most live entities in a [`Config::wide`] run: past one sparse-array page (1,024 indices).
+pub const MAX_LIVE_WIDE: usize = 2_048;
+
 /// Handles kept as targets; past this the oldest half is forgotten.
 const MAX_HANDLES: usize = 2048;
 
@@ -67,20 +70,33 @@ pub struct Config {
     /// `get` may give either answer; all backends must still agree.
     /// Regression: `tests/regressions.rs`, `change_get_after_another_reader_trimmed_the_window`.
     pub tolerate_trimmed_get: bool,
+    /// Lets worlds grow to [`MAX_LIVE_WIDE`] entities and makes batches 16 times larger, so
+    /// entity indices cross storage page boundaries (slower: queries visit more entities).
+    pub wide: bool,
 }
 
 impl Config {
     /// Every known-bug tolerance off: the model's (documented) answers only.
     pub const STRICT: Config = Config {
         tolerate_trimmed_get: false,
+        wide: false,
     };
+
+    /// The configuration of a seeded episode: `base`, made wide for one seed in eight.
+    pub fn for_episode(base: Config, episode_seed: u64) -> Config {
+        Config {
+            wide: base.wide || episode_seed % 8 == 0,
+            ..base
+        }
+    }
 }
 
 impl Default for Config {
-    /// Tolerates the known bugs listed on [`Config`].
+    /// Tolerates the known bugs listed on [`Config`]; small worlds.
     fn default() -> Self {
         Config {
             tolerate_trimmed_get: true,
+            wide: false,
         }
     }
 }
@@ -269,7 +285,12 @@ impl Runner {
     }
 
     fn full(&self, extra: usize) -> bool {
-        self.model.rows.len() + self.model.reserved.len() + extra > MAX_LIVE
+        let cap = if self.config.wide {
+            MAX_LIVE_WIDE
+        } else {
+            MAX_LIVE
+        };
+        self.model.rows.len() + self.model.reserved.len() + extra > cap
     }
 
     fn spawn(&mut self, bundle: u8, seed: u32) -> Result<(), Failure> {
@@ -291,7 +312,7 @@ impl Runner {
     }
 
     fn spawn_batch(&mut self, bundle: u8, count: u8, seed: u32) -> Result<(), Failure> {
-        let n = u32::from(count % 16) + 1;
+        let n = (u32::from(count % 16) + 1) * if self.config.wide { 16 } else { 1 };
         if self.full(n as usize) {
             return Ok(());
         }
