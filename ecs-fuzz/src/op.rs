@@ -7,6 +7,11 @@
 
 use arbitrary::Arbitrary;
 
+use crate::bundles::{BUNDLES, GROUPS};
+use crate::components::POOL;
+use crate::readers::READERS;
+use crate::shapes::SHAPES;
+
 /// One operation, applied to every backend and to the model.
 #[derive(Arbitrary, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
@@ -153,4 +158,123 @@ pub enum Command {
         /// Handle index.
         target: u16,
     },
+}
+
+/// Reduces a number the runner only uses modulo `m` (as a `u8` field).
+fn small(x: u8, m: usize) -> u8 {
+    (usize::from(x) % m) as u8
+}
+
+/// Reduces a number the runner only uses modulo `m` (as a `u16` field).
+fn small16(x: u16, m: usize) -> u16 {
+    (usize::from(x) % m) as u16
+}
+
+impl Op {
+    /// The same operation with every number the runner reduces modulo a list length (bundle,
+    /// component, shape, style, group, reader, system) written in its reduced form: it does
+    /// exactly the same thing, and reads better in a regression test. Entity targets are
+    /// left alone (they are reduced modulo the number of handles, which changes as the run
+    /// goes).
+    pub fn normalized(&self) -> Op {
+        match *self {
+            Op::Spawn { bundle, seed } => Op::Spawn {
+                bundle: small(bundle, BUNDLES),
+                seed,
+            },
+            Op::SpawnBatch {
+                bundle,
+                count,
+                seed,
+            } => Op::SpawnBatch {
+                bundle: small(bundle, BUNDLES),
+                count: count % 16,
+                seed,
+            },
+            Op::Insert {
+                target,
+                component,
+                value,
+            } => Op::Insert {
+                target,
+                component: small(component, POOL),
+                value,
+            },
+            Op::Remove { target, component } => Op::Remove {
+                target,
+                component: small(component, POOL),
+            },
+            Op::Get { target, component } => Op::Get {
+                target,
+                component: small(component, POOL),
+            },
+            Op::GetMut {
+                target,
+                component,
+                how,
+            } => Op::GetMut {
+                target,
+                component: small(component, POOL),
+                how: how % 8,
+            },
+            Op::Query { shape, style } => Op::Query {
+                shape: small16(shape, SHAPES),
+                style: style % 16,
+            },
+            Op::QueryGet {
+                shape,
+                target,
+                style,
+            } => Op::QueryGet {
+                shape: small16(shape, SHAPES),
+                target,
+                style: style % 2,
+            },
+            Op::Purge { component } => Op::Purge {
+                component: small(component, POOL),
+            },
+            Op::Group { group } => Op::Group {
+                group: small(group, GROUPS.len()),
+            },
+            Op::Queue(ref command) => Op::Queue(command.normalized()),
+            Op::RunReader { reader } => Op::RunReader {
+                reader: small(reader, READERS),
+            },
+            Op::ReaderGet { reader, target } => Op::ReaderGet {
+                reader: small(reader, READERS),
+                target,
+            },
+            Op::RunSchedule { parallel, toggle } => Op::RunSchedule {
+                parallel,
+                toggle: toggle % 16,
+            },
+            ref other => other.clone(),
+        }
+    }
+}
+
+impl Command {
+    /// See [`Op::normalized`].
+    pub fn normalized(&self) -> Command {
+        match *self {
+            Command::Spawn { bundle, seed } => Command::Spawn {
+                bundle: small(bundle, BUNDLES),
+                seed,
+            },
+            Command::Insert {
+                target,
+                component,
+                value,
+            } => Command::Insert {
+                target,
+                component: small(component, POOL),
+                value,
+            },
+            Command::Remove { target, component } => Command::Remove {
+                target,
+                component: small(component, POOL),
+            },
+            ref other => other.clone(),
+        }
+    }
 }

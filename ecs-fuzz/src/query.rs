@@ -28,7 +28,7 @@ impl Record {
     /// Appends one value.
     ///
     /// # Panics
-    /// Past [`RECORD_LEN`] values (a query shape with too many fetches).
+    /// Past six values (a query shape with too many fetches).
     pub fn push(&mut self, value: u64) {
         self.values[self.len as usize] = value;
         self.len += 1;

@@ -293,6 +293,8 @@ impl Runner {
         self.model.rows.len() + self.model.reserved.len() + extra > cap
     }
 
+    // Bundle 0 is the empty bundle: `make` returns `()` there.
+    #[allow(clippy::unit_arg)]
     fn spawn(&mut self, bundle: u8, seed: u32) -> Result<(), Failure> {
         if self.full(1) {
             return Ok(());
@@ -528,6 +530,8 @@ impl Runner {
         Ok(())
     }
 
+    // Bundle 0 is the empty bundle: `make` returns `()` there.
+    #[allow(clippy::unit_arg)]
     fn queue(&mut self, command: &Command) -> Result<(), Failure> {
         match *command {
             Command::Spawn { bundle, seed } => {

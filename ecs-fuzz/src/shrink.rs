@@ -13,8 +13,9 @@ fn same_failure(a: &Mismatch, b: &Mismatch) -> bool {
 
 /// Removes operations from `ops` (which fails with `failure` under `config`) while the rest
 /// still fails the same way, for at most `budget`; returns the shortest sequence found and
-/// its failure. Chunks of halving size are removed, front to back; the panic hook is
-/// silenced meanwhile (shrinking provokes many expected panics).
+/// its failure. Chunks of halving size are removed, front to back, then numbers are
+/// written in their reduced form ([`Op::normalized`]); the panic hook is silenced meanwhile
+/// (shrinking provokes many expected panics).
 pub fn shrink(
     ops: &[Op],
     failure: &Mismatch,
@@ -50,6 +51,13 @@ pub fn shrink(
         }
         if chunk > 1 {
             chunk = chunk.div_ceil(2);
+        }
+    }
+    let normalized: Vec<Op> = best.iter().map(Op::normalized).collect();
+    if let Err(m) = run_with(&normalized, config) {
+        if same_failure(&m, failure) {
+            best = normalized;
+            found = m;
         }
     }
     std::panic::set_hook(hook);
