@@ -41,7 +41,7 @@ fn iterate<Q: FuzzData, F: FuzzFilter, S: Storage>(
     world: &mut World<S>,
     style: Style,
 ) -> Option<Vec<Record>> {
-    let iter = world.try_query_filtered::<Q, F>().ok()?;
+    let mut iter = world.try_query_filtered::<Q, F>().ok()?;
     let mut out = Vec::new();
     match style {
         Style::Next => {
@@ -50,14 +50,21 @@ fn iterate<Q: FuzzData, F: FuzzFilter, S: Storage>(
             }
         }
         Style::ForEach => iter.for_each(|item| out.push(record::<Q>(item))),
+        Style::NextThenForEach => {
+            // A partly consumed iterator: `for_each` must resume mid-chunk.
+            out.extend(iter.by_ref().take(3).map(record::<Q>));
+            iter.for_each(|item| out.push(record::<Q>(item)));
+        }
         Style::Count => out.resize(iter.count(), Record::default()),
         Style::Parallel => {
+            // After one item by `next`, so the parallel split starts mid-chunk.
+            out.extend(iter.next().map(record::<Q>));
             let shared = Mutex::new(Vec::new());
             iter.par_for_each_batched(BatchSize::Rows(3), |item| {
                 let r = record::<Q>(item);
                 shared.lock().expect("no panic while held").push(r);
             });
-            out = shared.into_inner().expect("no panic while held");
+            out.extend(shared.into_inner().expect("no panic while held"));
         }
     }
     out.sort_unstable();
@@ -71,17 +78,20 @@ enum Style {
     Next,
     /// `for_each` (the fold fast path).
     ForEach,
+    /// Three items by `next`, then `for_each` over the rest.
+    NextThenForEach,
     /// `count`: items are not fetched, so nothing is written.
     Count,
-    /// `par_for_each_batched` in batches of 3 rows, on rayon.
+    /// One item by `next`, then `par_for_each_batched` in batches of 3 rows, on rayon.
     Parallel,
 }
 
 impl Style {
     fn of(style: u8) -> Style {
         match style % 16 {
-            0..=6 => Style::Next,
-            7..=12 => Style::ForEach,
+            0..=5 => Style::Next,
+            6..=10 => Style::ForEach,
+            11 | 12 => Style::NextThenForEach,
             13 | 14 => Style::Count,
             _ => Style::Parallel,
         }

@@ -121,7 +121,7 @@ fn op(rng: &mut Rng) -> Op {
 }
 
 fn command(rng: &mut Rng) -> Command {
-    match rng.below(4) {
+    match rng.below(5) {
         0 => Command::Spawn {
             bundle: rng.byte(),
             seed: rng.value(),
@@ -134,6 +134,11 @@ fn command(rng: &mut Rng) -> Command {
         2 => Command::Remove {
             target: rng.short(),
             component: rng.byte(),
+        },
+        3 => Command::InsertBundle {
+            target: rng.short(),
+            bundle: rng.byte(),
+            seed: rng.value(),
         },
         _ => Command::Despawn {
             target: rng.short(),

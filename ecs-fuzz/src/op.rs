@@ -158,6 +158,15 @@ pub enum Command {
         /// Handle index.
         target: u16,
     },
+    /// `Commands::insert` of a whole bundle (new and replaced components at once).
+    InsertBundle {
+        /// Handle index.
+        target: u16,
+        /// Index into the bundle list.
+        bundle: u8,
+        /// Values as for [`Op::Spawn`].
+        seed: u32,
+    },
 }
 
 /// Reduces a number the runner only uses modulo `m` (as a `u8` field).
@@ -273,6 +282,15 @@ impl Command {
             Command::Remove { target, component } => Command::Remove {
                 target,
                 component: small(component, POOL),
+            },
+            Command::InsertBundle {
+                target,
+                bundle,
+                seed,
+            } => Command::InsertBundle {
+                target,
+                bundle: small(bundle, BUNDLES),
+                seed,
             },
             ref other => other.clone(),
         }

@@ -162,6 +162,8 @@ pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 
 /// A command the model replays at the next `ApplyCommands`.
 pub(crate) enum ModelCommand {
+    /// A reserved entity's bundle, or a bundle inserted by `Commands::insert`: each
+    /// component inserted (or replaced) if the entity is live.
     Spawn(Entity, crate::components::Row),
     Insert(Entity, usize, u32),
     Remove(Entity, usize),
@@ -574,6 +576,22 @@ impl Runner {
                     });
                 });
                 self.pending.push(ModelCommand::Remove(entity, slot));
+            }
+            Command::InsertBundle {
+                target,
+                bundle,
+                seed,
+            } => {
+                let entity = self.target(target);
+                let row = with_bundle!(bundle, Bn => {
+                    on_lanes!(self.lanes, self.current, lane => {
+                        Commands::new(&mut lane.queue, &lane.world)
+                            .insert(entity, <Bn as FuzzBundle>::make(seed))
+                    });
+                    <Bn as FuzzBundle>::row(seed)
+                });
+                // Applied as the spawn's values are: each component inserted or replaced.
+                self.pending.push(ModelCommand::Spawn(entity, row));
             }
             Command::Despawn { target } => {
                 let entity = self.target(target);

@@ -10,8 +10,8 @@
 //! point does.
 
 use ecs_core::{
-    Added, Changed, Commands, Entity, Mut, Query, ResMut, Schedule, Storage, SystemId, With,
-    Without, World,
+    Added, BatchSize, Changed, Commands, Entity, Mut, Query, ResMut, Schedule, Storage, SystemId,
+    With, Without, World,
 };
 
 use crate::components::{written, PoolComponent, A0, A1, B1, D1, G1, H0, H1, T0, T1};
@@ -36,9 +36,10 @@ pub struct Total(pub u64);
 #[derive(Default)]
 pub struct Spawned(pub Vec<Entity>);
 
-/// System 0: writes `H0` (through `Mut`) of entities whose `A0` is a multiple of 3.
+/// System 0: writes `H0` (through `Mut`) of entities whose `A0` is a multiple of 3, in
+/// parallel batches (change marks from several threads).
 fn write_h0<S: Storage>(mut q: Query<'_, '_, (Mut<H0>, &A0), (), S>) {
-    q.for_each(|(mut h, a)| {
+    q.par_for_each_batched(BatchSize::Rows(4), |(mut h, a)| {
         if a.0 % 3 == 0 {
             h.write();
         }
