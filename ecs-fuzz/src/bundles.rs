@@ -8,7 +8,7 @@
 
 use ecs_core::Bundle;
 
-use crate::components::{canonical, PoolComponent, Row, POOL};
+use crate::components::{canonical, PoolComponent, Row, ROW_LEN};
 
 /// A bundle the fuzzer can build from a seed, and the model row it stands for.
 pub trait FuzzBundle: Bundle {
@@ -21,7 +21,7 @@ pub trait FuzzBundle: Bundle {
 impl FuzzBundle for () {
     fn make(_: u32) -> Self {}
     fn row(_: u32) -> Row {
-        [None; POOL]
+        [None; ROW_LEN]
     }
 }
 
@@ -32,7 +32,7 @@ macro_rules! tuple_bundle {
                 ($($name::make(seed.wrapping_add($index)),)*)
             }
             fn row(seed: u32) -> Row {
-                let mut row = [None; POOL];
+                let mut row = [None; ROW_LEN];
                 $(row[$name::SLOT] = Some(canonical::<$name>(seed.wrapping_add($index)));)*
                 row
             }

@@ -5,9 +5,12 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use ecs_core::{BatchSize, Entity, QueryState, Storage, World};
+use ecs_core::{BatchSize, ComponentId, Entity, QueryState, Storage, World};
 
-use crate::components::{PoolComponent, Row, A0, A1, B0, B1, D0, D1, G0, G1, H0, H1, POOL, T0, T1};
+use crate::components::{
+    dynamic_value, PoolComponent, Row, A0, A1, B0, B1, D0, D1, DYNAMIC, G0, G1, H0, H1, POOL,
+    ROW_LEN, T0, T1,
+};
 use crate::model::Kind;
 use crate::on_lanes;
 use crate::query::{aliases, FuzzData, FuzzFilter, ModelEntity, Probe, Record};
@@ -417,7 +420,9 @@ impl Runner {
     pub(crate) fn compare_worlds(&mut self) -> Result<(), Failure> {
         let mut want: Vec<(Entity, Row)> = self.model.rows.iter().map(|(e, r)| (*e, *r)).collect();
         want.sort_unstable();
-        let got = on_lanes!(self.lanes, self.current, lane => snapshot(&mut lane.world));
+        let got = on_lanes!(self.lanes, self.current, lane => {
+            snapshot(&mut lane.world, lane.dynamic)
+        });
         self.agree("whole world", &Ok(want), got)?;
         let handles = self.handles.clone();
         let want: Vec<bool> = handles
@@ -437,7 +442,10 @@ fn value<T: PoolComponent>(c: Option<&T>) -> Option<u32> {
 
 /// Every entity of `world` with its pool components (sorted), or a description of an entity
 /// yielded twice or the count disagreeing with `len`.
-fn snapshot<S: Storage>(world: &mut World<S>) -> Result<Vec<(Entity, Row)>, String> {
+fn snapshot<S: Storage>(
+    world: &mut World<S>,
+    dynamic: [ComponentId; DYNAMIC],
+) -> Result<Vec<(Entity, Row)>, String> {
     let mut rows: HashMap<Entity, Row> = HashMap::new();
     for (e, a0, a1, b0, b1, t0, t1) in world.query::<(
         Entity,
@@ -448,7 +456,7 @@ fn snapshot<S: Storage>(world: &mut World<S>) -> Result<Vec<(Entity, Row)>, Stri
         Option<&T0>,
         Option<&T1>,
     )>() {
-        let mut row = [None; POOL];
+        let mut row = [None; ROW_LEN];
         row[..6].copy_from_slice(&[
             value(a0),
             value(a1),
@@ -472,8 +480,8 @@ fn snapshot<S: Storage>(world: &mut World<S>) -> Result<Vec<(Entity, Row)>, Stri
         Option<&G1>,
     )>() {
         second += 1;
-        let row = rows.entry(e).or_insert([None; POOL]);
-        row[6..].copy_from_slice(&[
+        let row = rows.entry(e).or_insert([None; ROW_LEN]);
+        row[6..POOL].copy_from_slice(&[
             value(d0),
             value(d1),
             value(h0),
@@ -488,6 +496,17 @@ fn snapshot<S: Storage>(world: &mut World<S>) -> Result<Vec<(Entity, Row)>, Stri
             rows.len(),
             world.len()
         ));
+    }
+    for (e, row) in &mut rows {
+        for (which, &id) in dynamic.iter().enumerate() {
+            row[POOL + which] =
+                match world.get_bytes(*e, id) {
+                    None => None,
+                    Some(bytes) => Some(dynamic_value(which, bytes).ok_or_else(|| {
+                        format!("{e:?}: dynamic component {which} holds {bytes:?}")
+                    })?),
+                };
+        }
     }
     let mut rows: Vec<(Entity, Row)> = rows.into_iter().collect();
     rows.sort_unstable();

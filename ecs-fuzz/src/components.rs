@@ -21,8 +21,43 @@ use ecs_core::{Component, StorageKind};
 /// Number of component types in the pool (six shapes, each table and sparse).
 pub const POOL: usize = 12;
 
-/// What the model holds for one entity: the value of each pool component it has.
-pub type Row = [Option<u32>; POOL];
+/// Run-time (dynamic) components, after the pool in a [`Row`]: one table, one sparse.
+pub const DYNAMIC: usize = 2;
+
+/// Length of a model [`Row`]: the pool, then the dynamic components.
+pub const ROW_LEN: usize = POOL + DYNAMIC;
+
+/// What the model holds for one entity: the value of each pool component it has, then of
+/// each dynamic component.
+pub type Row = [Option<u32>; ROW_LEN];
+
+/// The bytes of dynamic component `which` (0: 5 bytes, table; 1: 8 bytes, sparse) for the
+/// model number `v`.
+pub fn dynamic_bytes(which: usize, v: u32) -> Vec<u8> {
+    match which {
+        0 => {
+            let mut bytes = v.to_le_bytes().to_vec();
+            bytes.push(0x5A);
+            bytes
+        }
+        _ => (u64::from(v).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .to_le_bytes()
+            .to_vec(),
+    }
+}
+
+/// The model number whose [`dynamic_bytes`] are `bytes`, if any.
+pub fn dynamic_value(which: usize, bytes: &[u8]) -> Option<u32> {
+    let v = match which {
+        0 => u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?),
+        _ => {
+            let x = u64::from_le_bytes(bytes.try_into().ok()?);
+            // The inverse of the odd multiplier modulo 2^64.
+            x.wrapping_mul(0xF1DE_83E1_9937_733D) as u32
+        }
+    };
+    (dynamic_bytes(which, v) == bytes).then_some(v)
+}
 
 /// The storage kind a `SPARSE` flag asks for.
 pub const fn kind(sparse: bool) -> StorageKind {

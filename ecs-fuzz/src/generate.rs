@@ -112,9 +112,15 @@ fn op(rng: &mut Rng) -> Op {
             reader: rng.byte(),
             target: rng.short(),
         },
-        960..=989 => Op::RunSchedule {
+        960..=979 => Op::RunSchedule {
             parallel: rng.below(8) == 0,
             toggle: rng.byte(),
+        },
+        980..=994 => Op::Dynamic {
+            target: rng.short(),
+            which: rng.byte(),
+            action: rng.byte(),
+            value: rng.value(),
         },
         _ => Op::Compare,
     }

@@ -3,9 +3,14 @@
 
 use ecs_archetype::{ArchetypeStorage, HybridStorage};
 use ecs_core::testing::VecStorage;
-use ecs_core::{CommandQueue, Schedule, Storage, SystemId, World};
+use std::alloc::Layout;
+
+use ecs_core::{
+    CommandQueue, ComponentDescriptor, ComponentId, Schedule, Storage, StorageKind, SystemId, World,
+};
 use ecs_sparse::SparseStorage;
 
+use crate::components::DYNAMIC;
 use crate::readers::Readers;
 use crate::systems;
 
@@ -24,12 +29,30 @@ pub struct Lane<S: Storage> {
     pub schedule: Schedule<S>,
     /// The schedule's systems, in the order they were added.
     pub systems: Vec<SystemId>,
+    /// The run-time components (see [`dynamic_descriptor`]).
+    pub dynamic: [ComponentId; DYNAMIC],
+}
+
+/// Run-time component `which`: plain data of 5 bytes (alignment 1) in a table, or of 8
+/// bytes (alignment 8) in a sparse set; no drop function, so bytes can be written directly.
+pub fn dynamic_descriptor(which: usize) -> ComponentDescriptor {
+    let (name, layout, storage) = match which {
+        0 => ("Dyn5<table>", Layout::new::<[u8; 5]>(), StorageKind::Table),
+        _ => ("Dyn8<sparse>", Layout::new::<u64>(), StorageKind::Sparse),
+    };
+    ComponentDescriptor {
+        name: name.into(),
+        layout,
+        drop: None,
+        storage,
+    }
 }
 
 impl<S: Storage> Lane<S> {
     /// A fresh world with its readers and schedule.
     pub fn new() -> Self {
         let mut world = World::new();
+        let dynamic = [0, 1].map(|which| world.register_dynamic(dynamic_descriptor(which)));
         let readers = Readers::new(&mut world);
         let (schedule, systems) = systems::schedule(&mut world);
         Lane {
@@ -38,6 +61,7 @@ impl<S: Storage> Lane<S> {
             readers,
             schedule,
             systems,
+            dynamic,
         }
     }
 }

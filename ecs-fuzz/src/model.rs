@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 
 use ecs_core::Entity;
 
-use crate::components::{tracked, Row, POOL};
+use crate::components::{tracked, Row, ROW_LEN};
 
 /// Which of a tracked component's two change logs a filter reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -129,7 +129,7 @@ impl Model {
     /// operation does first).
     pub fn flush(&mut self) {
         for entity in self.reserved.drain(..) {
-            let fresh = self.rows.insert(entity, [None; POOL]).is_none();
+            let fresh = self.rows.insert(entity, [None; ROW_LEN]).is_none();
             assert!(fresh, "reserved {entity:?} was already live");
         }
     }

@@ -125,6 +125,18 @@ pub enum Op {
     },
     /// Compares the whole world (every entity, every component) with the model.
     Compare,
+    /// The by-id API on run-time component `which % 2`: `insert_bytes`, `remove_by_id` or
+    /// `get_bytes` (by `action % 3`).
+    Dynamic {
+        /// Handle index.
+        target: u16,
+        /// Which run-time component (0: table, 1: sparse).
+        which: u8,
+        /// What to do.
+        action: u8,
+        /// The value's model number (for `insert_bytes`).
+        value: u32,
+    },
 }
 
 /// A deferred world change queued through `Commands`.
@@ -256,6 +268,17 @@ impl Op {
             Op::RunSchedule { parallel, toggle } => Op::RunSchedule {
                 parallel,
                 toggle: toggle % 16,
+            },
+            Op::Dynamic {
+                target,
+                which,
+                action,
+                value,
+            } => Op::Dynamic {
+                target,
+                which: which % 2,
+                action: action % 3,
+                value,
             },
             ref other => other.clone(),
         }

@@ -12,8 +12,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use ecs_core::{Commands, EcsError, Entity};
 
 use crate::bundles::{FuzzBundle, GroupModel, GROUPS};
-use crate::components::{canonical, ghost, tracked, PoolComponent, POOL};
-use crate::lanes::{Lanes, BACKENDS};
+use crate::components::{canonical, dynamic_bytes, ghost, tracked, PoolComponent, POOL};
+use crate::lanes::{dynamic_descriptor, Lanes, BACKENDS};
 use crate::model::Model;
 use crate::op::{Command, Op};
 use crate::readers::{visit_reader_types, READERS};
@@ -252,6 +252,12 @@ impl Runner {
             Op::ReaderGet { reader, target } => self.reader_get(reader, target),
             Op::RunSchedule { parallel, toggle } => self.run_schedule(parallel, toggle),
             Op::Compare => self.compare_worlds(),
+            Op::Dynamic {
+                target,
+                which,
+                action,
+                value,
+            } => self.dynamic(target, which, action, value),
         }
     }
 
@@ -530,6 +536,58 @@ impl Runner {
             }
         }
         Ok(())
+    }
+
+    // Bundle 0 is the empty bundle: `make` returns `()` there.
+    #[allow(clippy::unit_arg)]
+    fn dynamic(&mut self, target: u16, which: u8, action: u8, value: u32) -> Result<(), Failure> {
+        let entity = self.target(target);
+        let which = usize::from(which % 2);
+        let slot = POOL + which;
+        let name = dynamic_descriptor(which).name;
+        match action % 3 {
+            0 => {
+                self.model.flush();
+                let want = self
+                    .model
+                    .insert(entity, slot, value)
+                    .map(|_| ())
+                    .map_err(|()| EcsError::NoSuchEntity(entity));
+                let bytes = dynamic_bytes(which, value);
+                let got = on_lanes!(self.lanes, self.current, lane => {
+                    lane.world.insert_bytes(entity, lane.dynamic[which], &bytes)
+                });
+                self.agree("insert_bytes", &want, got)
+            }
+            1 => {
+                self.model.flush();
+                let want =
+                    self.model
+                        .remove(entity, slot)
+                        .map(|_| ())
+                        .map_err(|stale| match stale {
+                            true => EcsError::NoSuchEntity(entity),
+                            false => EcsError::MissingComponent {
+                                entity,
+                                component: name.clone(),
+                            },
+                        });
+                let got = on_lanes!(self.lanes, self.current, lane => {
+                    lane.world.remove_by_id(entity, lane.dynamic[which])
+                });
+                self.agree("remove_by_id", &want, got)
+            }
+            _ => {
+                let want = self
+                    .model
+                    .get(entity, slot)
+                    .map(|v| dynamic_bytes(which, v));
+                let got = on_lanes!(self.lanes, self.current, lane => {
+                    lane.world.get_bytes(entity, lane.dynamic[which]).map(<[u8]>::to_vec)
+                });
+                self.agree("get_bytes", &want, got)
+            }
+        }
     }
 
     // Bundle 0 is the empty bundle: `make` returns `()` there.
