@@ -2,7 +2,7 @@
 //! through fresh `QueryState`s, the persistent change readers, the schedule, and the
 //! whole-world comparison.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 use std::sync::Mutex;
 
 use ecs_core::{BatchSize, ComponentId, Entity, QueryState, Storage, World};

@@ -1,11 +1,11 @@
-//! The plain model every backend is checked against: a `HashMap` from entity to [`Row`],
+//! The plain model every backend is checked against: a hash map from entity to [`Row`],
 //! plus what change tracking and deferred spawning add.
 //!
 //! The model never allocates entity handles itself: the allocator is shared code (in
 //! `ecs-core`), so the runner takes each new handle from the reference backend, checks that
 //! every backend handed out the same one, and tells the model.
 
-use std::collections::{HashMap, HashSet};
+use hashbrown::{HashMap, HashSet};
 
 use ecs_core::Entity;
 
