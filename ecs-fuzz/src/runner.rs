@@ -12,7 +12,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use ecs_core::{Commands, EcsError, Entity};
 
 use crate::bundles::{FuzzBundle, GroupModel, GROUPS};
-use crate::components::{canonical, dynamic_bytes, ghost, tracked, PoolComponent, POOL};
+use crate::components::{
+    canonical, dynamic_bytes, ghost, tracked, PoolComponent, POOL, POOL_NAMES,
+};
 use crate::lanes::{dynamic_descriptor, Lanes, BACKENDS};
 use crate::model::Model;
 use crate::op::{Command, Op};
@@ -531,7 +533,10 @@ impl Runner {
             if got != Ok(want) {
                 return Err((
                     backend,
-                    format!("group {slots:?}: expected accepted={want}, got {got:?}"),
+                    format!(
+                        "group {:?}: expected accepted={want}, got {got:?}",
+                        slots.iter().map(|&s| POOL_NAMES[s]).collect::<Vec<_>>()
+                    ),
                 ));
             }
         }
