@@ -70,8 +70,9 @@ pub enum Op {
         /// Kind of access for tracked types.
         how: u8,
     },
-    /// Iterates query shape `shape` through `World::query_filtered` (the world's cached
-    /// state); `style` picks `next`-stepping, `for_each` or `count`.
+    /// Iterates query shape `shape` through `World::try_query_filtered` (the world's cached
+    /// state); `style % 16` picks `next`-stepping, `for_each`, a few `next`s then
+    /// `for_each`, `count`, or one `next` then `par_for_each_batched`.
     Query {
         /// Index into the shape list.
         shape: u16,
