@@ -336,9 +336,9 @@ impl Archetypes {
     ///
     /// # Safety
     /// `entity` is live in the world (held here, with or without a row) and lacks
-    /// `component`; `value` points to an owned value of
-    /// `component` (registered layouts are padded, so it is readable as a whole item) that the
-    /// caller will not use or drop again.
+    /// `component`; `components` is the registry every call is given; `value` points to an
+    /// owned value of `component` (registered layouts are padded, so it is readable as a whole
+    /// item), outside the tables, that may be used and dropped on any thread (as a `Send + Sync` type's), and that the caller will not use or drop again.
     pub unsafe fn insert_new(
         &mut self,
         entity: Entity,
@@ -356,8 +356,8 @@ impl Archetypes {
     /// cases.
     ///
     /// # Safety
-    /// `component` is `T`'s id; `entity` is live in the world (a vacant record means it has no
-    /// table component).
+    /// `component` is `T`'s id in `components`, the registry every call is given; `entity` is
+    /// live in the world (a vacant record means it has no table component).
     #[inline]
     pub unsafe fn insert<T>(
         &mut self,

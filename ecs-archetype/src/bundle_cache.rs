@@ -36,7 +36,9 @@ pub struct BundleTarget {
 /// # Invariants
 /// `targets[b]`, once set, was resolved from the `BundleInfo` with id `b` of the one world
 /// this storage belongs to, against the `Archetypes` it is used with: the table's component
-/// set is the bundle's, and `field_columns[i]` holds the bundle's field `i`.
+/// set is the bundle's, and `field_columns[i]` holds the bundle's field `i`. Kept by the
+/// storages' callers: the `unsafe` `Storage::spawn`, `spawn_batch` and `reserve` are given
+/// only the world's own resolutions, in which an id names one bundle type.
 #[derive(Debug, Default)]
 pub struct BundleCache {
     targets: Vec<Option<BundleTarget>>,

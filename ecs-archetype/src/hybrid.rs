@@ -358,7 +358,7 @@ unsafe impl Storage for HybridStorage {
     /// A batch of one: the same path as `spawn_batch`. An entity spawned with no component
     /// gets no row and no record (the `Archetypes` invariant): nothing to do.
     #[inline]
-    fn spawn<B: Bundle>(
+    unsafe fn spawn<B: Bundle>(
         &mut self,
         entity: Entity,
         bundle: B,
@@ -368,10 +368,11 @@ unsafe impl Storage for HybridStorage {
         if info.components().is_empty() {
             return;
         }
-        self.spawn_batch(std::iter::once((entity, bundle)), info, components);
+        // SAFETY: forwarded contract (a batch of one).
+        unsafe { self.spawn_batch(std::iter::once((entity, bundle)), info, components) };
     }
 
-    fn spawn_batch<B: Bundle>(
+    unsafe fn spawn_batch<B: Bundle>(
         &mut self,
         batch: impl Iterator<Item = (Entity, B)>,
         info: &BundleInfo,
@@ -388,9 +389,11 @@ unsafe impl Storage for HybridStorage {
             .resolve_split(info, &mut self.archetypes, components, in_table);
         let field_columns = &target.field_columns;
         let sparse = &mut self.sparse;
-        // SAFETY: the table's set is exactly the bundle's table fields, which `field_columns`
-        // maps one-to-one onto its columns; `visit` pushes one value of the right type onto
-        // each (and sends the other fields to the sparse sets), and does not panic.
+        // SAFETY: `info` is the world's resolution of `B` (caller), so the cached target's
+        // table set is exactly the bundle's table fields, which `field_columns` maps
+        // one-to-one onto its columns; `visit` pushes at most one value of the right type
+        // onto each and, when it returns, exactly one (the other fields go to the sparse
+        // sets); a panic midway is rolled back by `push_batch`.
         unsafe {
             self.archetypes.push_batch(
                 target.table,
@@ -413,7 +416,11 @@ unsafe impl Storage for HybridStorage {
     /// Groups of sparse components, kept by the sparse half (a query over only sparse
     /// components is answered there, so it walks the group's packed rows). Table
     /// components are already stored together by their tables.
-    fn group(&mut self, owned: &[ComponentId], components: &Components) -> Result<(), EcsError> {
+    unsafe fn group(
+        &mut self,
+        owned: &[ComponentId],
+        components: &Components,
+    ) -> Result<(), EcsError> {
         if let Some(&c) = owned
             .iter()
             .find(|&&c| components.info(c).storage() != StorageKind::Sparse)
@@ -426,14 +433,15 @@ unsafe impl Storage for HybridStorage {
                 ),
             });
         }
-        self.sparse.group(owned, components)?;
+        // SAFETY: forwarded contract (`owned` are in the registry).
+        unsafe { self.sparse.group(owned, components)? };
         for &c in owned {
             self.learn(c, components);
         }
         Ok(())
     }
 
-    fn reserve(&mut self, info: &BundleInfo, components: &Components, additional: usize) {
+    unsafe fn reserve(&mut self, info: &BundleInfo, components: &Components, additional: usize) {
         let in_table = |c: ComponentId| components.info(c).storage() == StorageKind::Table;
         let table = self
             .bundles
@@ -491,7 +499,7 @@ unsafe impl Storage for HybridStorage {
     }
 
     /// Straight to the component's half, each of which finds the entity once.
-    fn insert<T: Component>(
+    unsafe fn insert<T: Component>(
         &mut self,
         entity: Entity,
         id: ComponentId,
@@ -503,8 +511,9 @@ unsafe impl Storage for HybridStorage {
             None => self.learn(id, components),
         };
         match kind {
-            StorageKind::Sparse => self.sparse.insert(entity, id, value, components),
-            // SAFETY: `id` is `T`'s id and `entity` is live (the trait's contract).
+            // SAFETY: forwarded contract (`entity` held, `id` is `T`'s id in the registry).
+            StorageKind::Sparse => unsafe { self.sparse.insert(entity, id, value, components) },
+            // SAFETY: as above.
             StorageKind::Table => unsafe { self.archetypes.insert(entity, id, value, components) },
         }
     }

@@ -33,7 +33,9 @@ pub const ABSENT: u32 = u32::MAX;
 ///
 /// # Invariants
 /// * Once updated, `owner` is the id of the [`Archetypes`] it was built from and `slots` the
-///   number of slots of its descriptor; `examined` tables of it have been examined.
+///   number of slots of its descriptor; `examined` tables of it have been examined. The
+///   descriptor is the same on every update (the `Storage` contract's "query caches"
+///   promise asks that of callers; only its slot count is checked).
 /// * `matched` lists, once each and in ascending id, exactly the examined tables that have
 ///   every required and no excluded component of the descriptor.
 /// * `columns[i * slots + s]` is the column of slot `s` in `matched[i]`: a valid column

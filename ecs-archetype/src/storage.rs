@@ -124,7 +124,7 @@ unsafe impl Storage for ArchetypeStorage {
     /// A batch of one: the same path as `spawn_batch`. An entity spawned with no component
     /// gets no row and no record (the `Archetypes` invariant): nothing to do.
     #[inline]
-    fn spawn<B: Bundle>(
+    unsafe fn spawn<B: Bundle>(
         &mut self,
         entity: Entity,
         bundle: B,
@@ -134,10 +134,11 @@ unsafe impl Storage for ArchetypeStorage {
         if info.components().is_empty() {
             return;
         }
-        self.spawn_batch(std::iter::once((entity, bundle)), info, components);
+        // SAFETY: forwarded contract (a batch of one).
+        unsafe { self.spawn_batch(std::iter::once((entity, bundle)), info, components) };
     }
 
-    fn spawn_batch<B: Bundle>(
+    unsafe fn spawn_batch<B: Bundle>(
         &mut self,
         batch: impl Iterator<Item = (Entity, B)>,
         info: &BundleInfo,
@@ -163,7 +164,7 @@ unsafe impl Storage for ArchetypeStorage {
         }
     }
 
-    fn reserve(&mut self, info: &BundleInfo, components: &Components, additional: usize) {
+    unsafe fn reserve(&mut self, info: &BundleInfo, components: &Components, additional: usize) {
         let table = self
             .bundles
             .resolve(info, &mut self.archetypes, components)
@@ -199,14 +200,14 @@ unsafe impl Storage for ArchetypeStorage {
 
     /// One `locate` for both the "replace" and the "move to a new table" case (the default
     /// method looks the entity up twice).
-    fn insert<T: Component>(
+    unsafe fn insert<T: Component>(
         &mut self,
         entity: Entity,
         id: ComponentId,
         value: T,
         components: &Components,
     ) -> Option<T> {
-        // SAFETY: `id` is `T`'s id and `entity` is live (the trait's contract).
+        // SAFETY: `id` is `T`'s id in the registry and `entity` is held (caller).
         unsafe { self.archetypes.insert(entity, id, value, components) }
     }
 

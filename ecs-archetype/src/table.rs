@@ -279,7 +279,7 @@ impl Table {
     ///
     /// # Safety
     /// `row < self.len()`; `dst`'s set is as described; `value` points to an owned value of
-    /// the added component, which the caller forgets.
+    /// the added component, outside the tables, which the caller forgets.
     pub(crate) unsafe fn move_row_adding(
         &mut self,
         row: usize,

@@ -29,12 +29,13 @@ pub struct BlobVec {
     cap: usize,
 }
 
-// SAFETY: a BlobVec only ever holds values of `Component` types (`Send + Sync` by the trait's
-// bounds) or of run-time components. A run-time value enters a world only as plain bytes
-// (`insert_bytes`: no drop function, so no state but its bytes, which any thread may copy)
-// or through the `unsafe fn World::insert_by_id`, whose contract makes the caller promise the
-// value may be sent to and shared with other threads, and dropped by its drop function on
-// any of them. It has no shared interior state.
+// SAFETY: every value enters a BlobVec through an `unsafe` push (`push`, `push_unchecked`,
+// `push_from`, `push_from_unchecked`), whose contract makes the caller promise the value may
+// be used and dropped on any thread, as a `Send + Sync` type's may. The world's callers keep
+// it: typed values are of `Component` types (`Send + Sync` by the trait's bounds); a run-time
+// value enters a world only as plain bytes (`insert_bytes`: no drop function, so no state but
+// its bytes) or through the `unsafe fn World::insert_by_id`, which asks the same promise of
+// its caller. A BlobVec has no shared interior state.
 unsafe impl Send for BlobVec {}
 // SAFETY: as above; `&BlobVec` only reads the header fields.
 unsafe impl Sync for BlobVec {}
@@ -99,11 +100,12 @@ impl BlobVec {
     /// Pointer to item `index`.
     ///
     /// # Safety
-    /// `index < self.len()`, or `index <= self.len()` if the pointer is only used to write a
-    /// new item within capacity.
+    /// `index <= self.capacity()` (any index for zero-sized items), so the offset stays within
+    /// the allocation. Reading or dropping through the pointer needs an initialised item
+    /// there; writing one needs `index < self.capacity()`.
     #[inline]
     pub unsafe fn get_unchecked(&self, index: usize) -> NonNull<u8> {
-        debug_assert!(index <= self.len && (index < self.cap || self.item.size() == 0));
+        debug_assert!(index <= self.cap || self.item.size() == 0);
         // SAFETY: the caller keeps `index` within the allocation, so the offset stays in bounds.
         unsafe { self.ptr.add(index * self.item.size()) }
     }
@@ -154,7 +156,8 @@ impl BlobVec {
     ///
     /// # Safety
     /// `src` points to an initialised value of this array's component, which the caller must
-    /// not use or drop afterwards; it does not overlap this array's buffer.
+    /// not use or drop afterwards; it does not overlap this array's buffer; it may be used and
+    /// dropped on any thread (as a `Send + Sync` type's: see the `Send`/`Sync` impls).
     #[inline]
     pub unsafe fn push_from(&mut self, src: NonNull<u8>) {
         self.reserve(1);
@@ -183,7 +186,8 @@ impl BlobVec {
     /// Appends a typed value.
     ///
     /// # Safety
-    /// `T` must be the type this array was created for.
+    /// `T` must be the type this array was created for, and `Send + Sync` (or its values
+    /// otherwise safe to use and drop on any thread: see the `Send`/`Sync` impls).
     #[inline]
     pub unsafe fn push<T>(&mut self, value: T) {
         debug_assert_eq!(Layout::new::<T>().pad_to_align(), self.item);

@@ -20,9 +20,11 @@ pub trait BundleVisitor {
 /// A set of components spawned or inserted together: tuples of up to 16 components.
 ///
 /// # Safety
-/// [`Bundle::visit`] must call the visitor exactly once per field, in the order and with the
-/// types [`Bundle::component_ids`] registered: backends write the value of field `i` into the
-/// storage of component `i` without checking its type.
+/// [`Bundle::component_ids`] registers and appends `T_i`'s id for each field `i` (of type
+/// `T_i`), in field order, the same on every call; [`Bundle::visit`] calls
+/// `visitor.visit::<T_i>(i, field_i)` exactly once per field, in that order. Backends write
+/// the value they are handed with index `i` into the storage of the bundle's `i`-th
+/// component without checking its type.
 pub unsafe trait Bundle: Send + Sync + 'static {
     /// Whether any field's type tracks changes ([`Component::TRACK_CHANGES`]): spawning a
     /// bundle without one skips change bookkeeping at compile time.

@@ -53,6 +53,36 @@ pub enum EcsError {
         /// What conflicts.
         reason: String,
     },
+    /// A system needs a resource the world does not hold (`Res<R>`, `ResMut<R>`, an event
+    /// reader or writer of events never added).
+    MissingResource {
+        /// The system's name (empty when not known).
+        system: String,
+        /// The resource's type.
+        resource: String,
+    },
+    /// A schedule's ordering constraints form a cycle: each system of it must run before
+    /// the next, and the last before the first.
+    ScheduleCycle {
+        /// The systems of one cycle, in order.
+        systems: Vec<String>,
+    },
+    /// Several errors at once (a schedule reports every problem it finds before running).
+    Many(Vec<EcsError>),
+}
+
+impl EcsError {
+    /// `Ok` for no error, the error itself for one, [`EcsError::Many`] for several.
+    ///
+    /// # Errors
+    /// As said.
+    pub fn all(mut errors: Vec<EcsError>) -> Result<(), EcsError> {
+        match errors.len() {
+            0 => Ok(()),
+            1 => Err(errors.remove(0)),
+            _ => Err(EcsError::Many(errors)),
+        }
+    }
 }
 
 impl fmt::Display for EcsError {
@@ -77,6 +107,24 @@ impl fmt::Display for EcsError {
             EcsError::Group { reason } => write!(f, "cannot make the group: {reason}"),
             EcsError::SystemConflict { system, reason } => {
                 write!(f, "system {system} cannot run: {reason}")
+            }
+            EcsError::MissingResource { system, resource } => write!(
+                f,
+                "system {system} needs resource {resource}, which the world does not hold: insert it \
+                 with `World::insert_resource` (events: `World::add_event`), or take `Option<Res<_>>`"
+            ),
+            EcsError::ScheduleCycle { systems } => write!(
+                f,
+                "the ordering constraints form a cycle: {} runs before {} again",
+                systems.join(" runs before "),
+                systems.first().map_or("", String::as_str)
+            ),
+            EcsError::Many(errors) => {
+                write!(f, "{} errors:", errors.len())?;
+                for err in errors {
+                    write!(f, "\n  - {err}")?;
+                }
+                Ok(())
             }
         }
     }

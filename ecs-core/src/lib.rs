@@ -39,6 +39,7 @@ pub mod component;
 pub mod entities;
 pub mod entity;
 pub mod error;
+pub mod event;
 pub mod parallel;
 pub mod query;
 pub mod resource;
@@ -55,11 +56,12 @@ pub use commands::{CommandQueue, Commands};
 pub use component::{Component, ComponentDescriptor, ComponentId, StorageKind};
 pub use entity::Entity;
 pub use error::EcsError;
+pub use event::{EventReader, EventWriter, Events};
 pub use query::{Added, BatchSize, Changed, Or, QueryState, With, Without};
 pub use resource::{Res, ResMut, Resource};
-pub use schedule::{Schedule, SystemId};
+pub use schedule::{Schedule, SystemId, Target};
 pub use storage::Storage;
-pub use system::{IntoSystem, Query, System};
+pub use system::{IntoSystem, Local, ParamSet, Query, System};
 pub use world::World;
 
 /// The names most programs need: `use ecs_core::prelude::*;`.
@@ -70,10 +72,11 @@ pub mod prelude {
     pub use crate::component::{Component, ComponentDescriptor, ComponentId, StorageKind};
     pub use crate::entity::Entity;
     pub use crate::error::EcsError;
+    pub use crate::event::{EventReader, EventWriter, Events};
     pub use crate::query::{Added, BatchSize, Changed, Or, QueryState, With, Without};
     pub use crate::resource::{Res, ResMut, Resource};
-    pub use crate::schedule::{Schedule, SystemId};
+    pub use crate::schedule::{Schedule, SystemId, Target};
     pub use crate::storage::Storage;
-    pub use crate::system::{IntoSystem, Query, System};
+    pub use crate::system::{IntoSystem, Local, ParamSet, Query, System};
     pub use crate::world::World;
 }

@@ -13,7 +13,8 @@
 //!
 //! * `Dense(base)`: every row of the chunk has the component, row `i` at `base + i * size`
 //!   (an archetype column, the dense array of the sparse set driving the iteration, or of
-//!   each owned set of a driving group);
+//!   each owned set of a driving group, or a run of another set that holds exactly the
+//!   chunk's entities in order);
 //! * `Sparse(lookup)`: rows may or may not have it; look it up by entity;
 //! * `Absent`: no row of the chunk has it.
 //!
@@ -186,41 +187,63 @@ impl QueryDescriptor {
 /// A storage backend.
 ///
 /// # Safety
-/// Implementors promise, and [`World`](crate::World) relies on it for memory safety:
-/// * `get_ptr(e, c)` returns a pointer to an initialised value of component `c`, valid until
-///   the next `&mut self` call; pointers for distinct `(e, c)` pairs never overlap.
-/// * The storage holds exactly the entities spawned into it and not yet despawned (it may
-///   keep nothing at all for one without components: queries then find it in `alive`), and
-///   `get_ptr` / `contains` compare the whole handle (index and generation): a stale handle
-///   whose index was reused answers `None` / `false`. `World::get` relies on this instead of
-///   checking liveness a second time.
-/// * `place(e)` answers `None` only for an entity the storage does not hold, and otherwise a
-///   place whose `ptr(c)` is what `get_ptr(e, c)` answers, for every `c`, while the borrow
-///   lasts.
-/// * If `entity_row(e)` is `Some((k, r))`, the storage holds `e`, and every chunk of
+/// Implementors promise, and [`World`](crate::World) and queries rely on it for memory
+/// safety. "The registry" is the [`Components`] every call that takes one is given (the
+/// world's; its ids never change meaning); "held" means spawned into the storage and not
+/// despawned since.
+/// * **Values.** `get_ptr(e, c)` is `Some` exactly when the storage holds `e` with a value of
+///   `c`, comparing the whole handle (a stale handle whose index was reused answers `None`;
+///   `World::get` relies on this instead of checking liveness again), and then points to
+///   that initialised value; `contains(e, c)` is `get_ptr(e, c).is_some()`. Pointers for
+///   distinct `(e, c)` pairs never overlap.
+/// * **Where values live.** Values live in raw allocations (such as
+///   [`BlobVec`](crate::blob::BlobVec)), not in memory covered by a `&self` borrow, and stay
+///   put until the next `&mut self` call: every pointer handed out through `&self` (by
+///   `get_ptr`, places, chunks and their look-ups) is valid for the whole borrow, also after
+///   the chunk or iterator that gave it is dropped. Callers write through these pointers
+///   while holding the storage exclusively, or while holding it shared with the right to the
+///   values they write (systems, `par_for_each`); the `&self` methods never read or write
+///   component values, only the storage's own bookkeeping, so they may run on other threads
+///   meanwhile.
+/// * **Entities.** The storage holds exactly the entities spawned into it and not despawned
+///   (it may keep nothing at all for one without components: queries then find it in
+///   `alive`).
+/// * **Places.** `place(e)` answers `None` only for an entity the storage does not hold, and
+///   otherwise a place whose `ptr(c)` is what `get_ptr(e, c)` answers, for every `c` and
+///   for stale handles too, while the borrow lasts.
+/// * **Keys.** If `entity_row(e)` is `Some((k, r))`, the storage holds `e`, and every chunk of
 ///   `query_chunks` (any descriptor, same borrow) whose `chunk_key` is `Some(k)` has `e` at
 ///   row `r` (`r < entities().len()`), with its values at row `r` of each `Dense` column.
 ///   When every chunk of a query has a key and `e` matches the descriptor, one of them has
 ///   key `k` (no two chunks of a query share a key). If `entity_row(e)` is `None`, `e` is in
 ///   no keyed chunk of any query (it may be in unkeyed ones).
-/// * Pointers returned through `&self` (from `get_ptr` and chunks) may be written through by
-///   the caller while it holds the storage borrowed exclusively: the values must live in
-///   memory not covered by the `&self` borrow (raw allocations such as
-///   [`BlobVec`](crate::blob::BlobVec)).
-/// * `query_chunks` yields every live entity at most once across all chunks; each chunk's
-///   `Dense` pointers are valid for `entities().len()` values of the slot's component; a
-///   `Sparse` look-up answers only for entities it holds. An entity matching the descriptor
-///   (all required present, all excluded absent) appears in some chunk; a row of a chunk whose
-///   required slots are all `Dense` and excluded slots all `Absent` matches without further
-///   checks.
-/// * If `is_dense::<T>()` is true, a chunk never answers `Sparse` for a slot of `T`, and never
-///   yields a chunk where a required slot of `T` is `Absent` or an excluded slot is `Dense`.
-/// * The world, in turn, calls the methods that take an entity other than `spawn` only with
-///   live entities (it checks the handle first), except the read-only ones (`get_ptr`,
-///   `place`, `entity_row`, `contains`), which must answer stale handles as said above.
-/// * Every value moved in is dropped exactly once (by `despawn`, `clear`, `Drop`) or moved
-///   out once (`remove_into`); a panicking `Drop` leaves the storage consistent and the
-///   remaining values still dropped.
+/// * **Query caches.** `update_query_cache(cache, d, registry)` makes `cache` describe `d`
+///   for the storage as it is now, from a `Default` cache or one that was only ever updated
+///   for `d` with this storage and registry (what [`QueryState`](crate::QueryState) does).
+/// * **Chunks.** For such a cache, with no `&mut self` call since its update and `alive`
+///   the world's live entities, `query_chunks` yields chunks whose entities are live and
+///   pairwise distinct across all chunks, and every entity matching `d` (all required
+///   slots present, all excluded absent) in one of them. For slot `s` (component `c`) of a
+///   chunk: `Dense(base)` means every row `i` holds `c`, its value at
+///   `base + i * size` (the pointer `get_ptr(entities[i], c)` gives); `Sparse(lookup)` means
+///   `lookup.lookup(e)` is `get_ptr(e, c)` for every entity, `lookup_hinted` gives the same
+///   pointer whatever the hint, and `lookup.contains(e)` agrees; `Absent` means no row of the
+///   chunk holds `c`. A row whose required slots are all `Dense` and excluded slots all
+///   `Absent` matches `d` without further checks.
+/// * **Dense types.** If `is_dense::<T>()` is true, for a cache updated with the registry `T`
+///   is registered in, a chunk never answers `Sparse` for a slot of `T`, and never yields a
+///   chunk where a required slot of `T` is `Absent` or an excluded slot is `Dense`, whether
+///   or not a value of `T` was ever stored.
+/// * **Moves.** `remove_into` answering true has moved the entity's initialised value into
+///   `dst` and forgotten it; answering false it touched neither `dst` nor the storage.
+/// * **Drops.** Every value moved in is dropped exactly once (by `despawn`, `clear`, `Drop`)
+///   or moved out once (`remove_into`); a panicking `Drop` leaves the storage consistent and
+///   the remaining values still dropped.
+///
+/// What the world promises in return is written on each `unsafe fn` (`spawn`,
+/// `spawn_batch`, `reserve`, `group`, `insert`, `insert_new`, `remove_into`): a safe caller
+/// cannot pass a bundle description, component id or registry that does not fit, so those
+/// methods are `unsafe` to call.
 pub unsafe trait Storage: Default + Send + Sync + 'static {
     /// The backend's name in reports and messages (`"archetype"`, `"sparse"`, ...).
     const NAME: &'static str;
@@ -256,8 +279,12 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
 
     /// Stores a new entity with the bundle's components.
     ///
-    /// `entity` was just allocated and is not yet in the storage; `info` describes `B`.
-    fn spawn<B: Bundle>(
+    /// # Safety
+    /// `entity` is live in the world and not held by the storage; `info` is the
+    /// [`BundleInfo`] the world resolved for `B` against `components` (its ids are `B`'s
+    /// components in field order; its [`BundleId`](crate::bundle::BundleId) names `B` alone
+    /// in this world); `components` is the registry.
+    unsafe fn spawn<B: Bundle>(
         &mut self,
         entity: Entity,
         bundle: B,
@@ -267,17 +294,20 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
 
     /// Stores a batch of new entities, each with its bundle (what `World::spawn_batch` calls).
     ///
-    /// Every entity was just allocated and is not yet in the storage; `info` describes `B`.
     /// The default spawns one by one; backends override it to resolve the bundle's layout
     /// once and append rows without per-row capacity checks.
-    fn spawn_batch<B: Bundle>(
+    ///
+    /// # Safety
+    /// As for [`Storage::spawn`], for every entity of the batch (pairwise distinct).
+    unsafe fn spawn_batch<B: Bundle>(
         &mut self,
         batch: impl Iterator<Item = (Entity, B)>,
         info: &BundleInfo,
         components: &Components,
     ) {
         for (entity, bundle) in batch {
-            self.spawn(entity, bundle, info, components);
+            // SAFETY: forwarded contract, per entity.
+            unsafe { self.spawn(entity, bundle, info, components) };
         }
     }
 
@@ -288,7 +318,10 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
     /// # Errors
     /// [`EcsError::Group`](crate::EcsError::Group) when the backend keeps no groups, or the
     /// components cannot form one there.
-    fn group(
+    ///
+    /// # Safety
+    /// `owned` are registered in `components`, the registry.
+    unsafe fn group(
         &mut self,
         owned: &[ComponentId],
         components: &Components,
@@ -304,7 +337,10 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
     }
 
     /// Prepares room for `additional` entities spawned with bundle `info`.
-    fn reserve(&mut self, info: &BundleInfo, components: &Components, additional: usize);
+    ///
+    /// # Safety
+    /// `info` and `components` as for [`Storage::spawn`].
+    unsafe fn reserve(&mut self, info: &BundleInfo, components: &Components, additional: usize);
 
     /// Removes an entity and drops all its components. Does nothing for an unknown entity.
     fn despawn(&mut self, entity: Entity);
@@ -344,9 +380,10 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
     /// Adds a component the entity does not have yet, taking ownership of the value.
     ///
     /// # Safety
-    /// `entity` is in the storage and lacks `component`; `value` points to an initialised
-    /// value of `component` (as registered in `components`) that the caller will not use or
-    /// drop again.
+    /// `entity` is held and lacks `component`; `components` is the registry; `value` points
+    /// to an initialised value of `component` (as registered there), outside this storage,
+    /// that may be used and dropped on any thread (as a `Send + Sync` type's), and that the
+    /// caller will not use or drop again.
     unsafe fn insert_new(
         &mut self,
         entity: Entity,
@@ -355,8 +392,11 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
         components: &Components,
     );
 
-    /// Sets `entity`'s `T`, returning the previous value. `id` is `T`'s id.
-    fn insert<T: Component>(
+    /// Sets `entity`'s `T`, returning the previous value.
+    ///
+    /// # Safety
+    /// `entity` is held; `id` is `T`'s id in `components`, the registry.
+    unsafe fn insert<T: Component>(
         &mut self,
         entity: Entity,
         id: ComponentId,
@@ -364,13 +404,14 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
         components: &Components,
     ) -> Option<T> {
         if let Some(ptr) = self.get_ptr(entity, id) {
-            // SAFETY: `get_ptr` returns a valid, exclusive-to-us pointer to the entity's `T`
-            // (we hold `&mut self`); `replace` keeps it initialised throughout.
+            // SAFETY: `get_ptr` points to the entity's value of `id`, a `T` (caller), and no
+            // one else uses it while we hold `&mut self`; `replace` keeps it initialised.
             return Some(unsafe { ptr.cast::<T>().as_ptr().replace(value) });
         }
         let value = std::mem::ManuallyDrop::new(value);
-        // SAFETY: the entity lacks `id` (checked above); the value is owned and, being in a
-        // `ManuallyDrop`, will not be dropped by us.
+        // SAFETY: `get_ptr` answered `None`, so the held entity lacks `id` (the contract's
+        // "values" promise); the value is an owned `T` (`Send + Sync`), on our stack, which
+        // the `ManuallyDrop` keeps us from dropping.
         unsafe { self.insert_new(entity, id, NonNull::from(&*value).cast(), components) };
         None
     }

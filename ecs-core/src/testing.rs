@@ -129,7 +129,7 @@ unsafe impl Storage for VecStorage {
         false
     }
 
-    fn spawn<B: Bundle>(
+    unsafe fn spawn<B: Bundle>(
         &mut self,
         entity: Entity,
         bundle: B,
@@ -160,7 +160,7 @@ unsafe impl Storage for VecStorage {
         });
     }
 
-    fn reserve(&mut self, _: &BundleInfo, _: &Components, _: usize) {}
+    unsafe fn reserve(&mut self, _: &BundleInfo, _: &Components, _: usize) {}
 
     fn despawn(&mut self, entity: Entity) {
         crate::unwind::for_each_completing(self.columns.iter_mut().flatten(), |col| {

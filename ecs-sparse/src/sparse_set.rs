@@ -174,7 +174,8 @@ impl SparseSet {
     /// Adds `entity` with a typed value.
     ///
     /// # Safety
-    /// `T` is the set's component type (same layout and drop function).
+    /// `T` is the set's component type (same layout and drop function), and its values
+    /// may be used and dropped on any thread (as a `Send + Sync` type's).
     ///
     /// # Panics
     /// If the set already holds an entity with `entity`'s index (this handle or another
@@ -190,7 +191,7 @@ impl SparseSet {
     /// adds it otherwise.
     ///
     /// # Safety
-    /// `T` is the set's component type.
+    /// As for [`SparseSet::insert`].
     ///
     /// # Panics
     /// As [`SparseSet::insert`] when adding.
@@ -216,7 +217,7 @@ impl SparseSet {
     ///
     /// # Safety
     /// `src` points to an initialised value of the set's component that the caller will not
-    /// use or drop again, outside this set's buffer.
+    /// use or drop again, outside this set's buffer, which may be used and dropped on any thread (as a `Send + Sync` type's).
     ///
     /// # Panics
     /// As [`SparseSet::insert`]; the value at `src` is then not taken (the caller's promise
@@ -258,7 +259,7 @@ impl SparseSet {
     /// three arrays of every set for each entity.
     ///
     /// # Safety
-    /// `T` is the set's component type; the data array has room (see [`SparseSet::reserve`]);
+    /// As for [`SparseSet::insert`]; the data array has room (see [`SparseSet::reserve`]);
     /// until `link_pending` runs, no other method is called on the set (its dense arrays are
     /// not parallel meanwhile).
     #[inline(always)]

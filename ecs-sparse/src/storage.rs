@@ -116,8 +116,9 @@ impl BundleVisitor for BundleWriter<'_> {
     #[inline]
     fn visit<T: Component>(&mut self, index: usize, value: T) {
         let set = self.storage.set_mut(self.ids[index], self.components);
-        // SAFETY: the set was created for component `ids[index]`, which the `Bundle` contract
-        // says is field `index`'s type `T`.
+        // SAFETY: the set was made from the registry's info for `ids[index]`; `ids` are the
+        // bundle's components in field order (`spawn`'s contract) and `visit` hands field
+        // `index` over as its type `T` (the `Bundle` contract), so that component is `T`.
         unsafe { set.insert(self.entity, value) };
     }
 }
@@ -256,7 +257,7 @@ unsafe impl Storage for SparseStorage {
     }
 
     #[inline]
-    fn spawn<B: Bundle>(
+    unsafe fn spawn<B: Bundle>(
         &mut self,
         entity: Entity,
         bundle: B,
@@ -278,7 +279,7 @@ unsafe impl Storage for SparseStorage {
 
     /// Resolves the bundle's sets once and writes each bundle straight into them; with
     /// owning groups, each entity is spawned on its own so the groups see every arrival.
-    fn spawn_batch<B: Bundle>(
+    unsafe fn spawn_batch<B: Bundle>(
         &mut self,
         batch: impl Iterator<Item = (Entity, B)>,
         info: &BundleInfo,
@@ -286,7 +287,8 @@ unsafe impl Storage for SparseStorage {
     ) {
         if !self.groups.is_empty() {
             for (entity, bundle) in batch {
-                self.spawn(entity, bundle, info, components);
+                // SAFETY: forwarded contract, per entity.
+                unsafe { self.spawn(entity, bundle, info, components) };
             }
             return;
         }
@@ -297,7 +299,11 @@ unsafe impl Storage for SparseStorage {
         }
     }
 
-    fn group(&mut self, owned: &[ComponentId], components: &Components) -> Result<(), EcsError> {
+    unsafe fn group(
+        &mut self,
+        owned: &[ComponentId],
+        components: &Components,
+    ) -> Result<(), EcsError> {
         let mut owned = owned.to_vec();
         owned.sort_unstable();
         owned.dedup();
@@ -330,7 +336,7 @@ unsafe impl Storage for SparseStorage {
         Ok(())
     }
 
-    fn reserve(&mut self, info: &BundleInfo, components: &Components, additional: usize) {
+    unsafe fn reserve(&mut self, info: &BundleInfo, components: &Components, additional: usize) {
         for &id in info.components() {
             self.set_mut(id, components).reserve(additional);
         }
@@ -367,7 +373,7 @@ unsafe impl Storage for SparseStorage {
     }
 
     /// Goes to the component's set once, for both the replace and the add case.
-    fn insert<T: Component>(
+    unsafe fn insert<T: Component>(
         &mut self,
         entity: Entity,
         id: ComponentId,
@@ -375,7 +381,7 @@ unsafe impl Storage for SparseStorage {
         components: &Components,
     ) -> Option<T> {
         let set = self.set_mut(id, components);
-        // SAFETY: the set was created for `id`, which is `T`'s id.
+        // SAFETY: the set was made from the registry's info for `id`, `T`'s id there (caller).
         let old = unsafe { set.insert_or_replace(entity, value) };
         if old.is_none() {
             self.gained(entity, id);

@@ -24,6 +24,7 @@ backends! {
     filters_that_cannot_be_driven_still_answer,
     parallel_writes_are_all_recorded,
     get_answers_for_the_current_run,
+    get_keeps_its_window_when_other_readers_move_on,
     untracked_types_keep_plain_references,
 }
 
@@ -392,6 +393,32 @@ fn get_answers_for_the_current_run<S: Storage>() {
     changed.iter(&world).for_each(drop);
     assert_eq!(changed.get(&world, e[2]), Some(&Pos(8.0)));
     assert_eq!(changed.get(&world, e[0]), None);
+}
+
+/// Found by the differential fuzzer: a state's `get` answers for its latest run's window
+/// even after every other reader of the log has moved past it (the log used to trim that
+/// window away, and `get` then forgot the entities it had just reported).
+fn get_keeps_its_window_when_other_readers_move_on<S: Storage>() {
+    let (mut world, e) = world_with::<S>(3);
+    let mut slow = world.query_state::<&Pos, Changed<Pos>>().unwrap();
+    let mut fast = world.query_state::<Entity, Changed<Pos>>().unwrap();
+    slow.iter(&world).for_each(drop);
+    fast.iter(&world).for_each(drop);
+    world.get_mut_tracked::<Pos>(e[1]).unwrap().0 = 5.0;
+    assert_eq!(slow.iter(&world).count(), 1);
+    // The other reader runs twice: nobody but `slow` still needs the entry for e[1].
+    assert_eq!(fast.iter(&world).collect::<Vec<_>>(), vec![e[1]]);
+    world.get_mut_tracked::<Pos>(e[2]).unwrap().0 = 6.0;
+    assert_eq!(fast.iter(&world).collect::<Vec<_>>(), vec![e[2]]);
+    assert_eq!(
+        slow.get(&world, e[1]),
+        Some(&Pos(5.0)),
+        "slow's window forgot e[1]"
+    );
+    assert_eq!(slow.get(&world, e[0]), None);
+    // Its next run moves its window on, and the old entry goes.
+    assert_eq!(slow.iter(&world).count(), 1);
+    assert_eq!(slow.get(&world, e[1]), None);
 }
 
 fn untracked_types_keep_plain_references<S: Storage>() {

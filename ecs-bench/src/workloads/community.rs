@@ -615,6 +615,7 @@ mod tests {
         let mut schedule = build_schedule(&mut world);
         let waves: Vec<Vec<usize>> = schedule
             .waves()
+            .unwrap()
             .iter()
             .map(|wave| wave.iter().map(|id| id.index()).collect())
             .collect();

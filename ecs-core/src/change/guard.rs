@@ -119,10 +119,7 @@ mod tests {
     struct Plain(u32);
     impl Component for Plain {}
 
-    fn setup() -> (
-        super::super::TrackedLogs,
-        std::sync::Arc<std::sync::atomic::AtomicU64>,
-    ) {
+    fn setup() -> (super::super::TrackedLogs, super::super::Reader) {
         let logs = super::super::TrackedLogs::default();
         let cursor = logs.get(ChangeKind::Changed).lock().register_reader();
         (logs, cursor)

@@ -9,9 +9,11 @@
 //! * **read** (`window` + `is_latest`): a reader walks the entries from its cursor to the
 //!   end captured when its run began, and takes an entry only if it is the entity's latest,
 //!   so an entity marked several times is reported once, at its last mark.
-//! * **trim**: entries below the lowest live cursor can never be read again and are dropped
-//!   from the front. Cursors are `Arc<AtomicU64>`s held by query states; the log keeps only
-//!   `Weak`s, so a dropped query state stops holding the log back.
+//! * **trim**: a reader's cursor is the start of its latest window, which stays readable
+//!   until its next run (random access answers for that window between runs); entries below
+//!   the lowest live cursor can never be read again and are dropped from the front. Cursors
+//!   are `Arc<AtomicU64>`s held by query states ([`Reader`]); the log keeps only `Weak`s, so
+//!   a dropped query state stops holding the log back.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -26,6 +28,18 @@ const NO_ENTRY: u64 = u64::MAX;
 
 /// Below this many retained entries, appends never pause to look for dead readers.
 const MIN_TRIM_CHECK: usize = 1024;
+
+/// A reader of one [`ChangeLog`]: its cursor, which holds the log back from trimming the
+/// reader's latest window, and where that window ended.
+///
+/// # Invariant
+/// `seen` is at or after the cursor and at most the log's end: `cursor..seen` is the
+/// reader's latest window (empty before its first advance).
+#[derive(Debug)]
+pub struct Reader {
+    cursor: Arc<AtomicU64>,
+    seen: u64,
+}
 
 /// An append-only log of the entities whose component was added (or changed), shared by
 /// every query that filters on it. Marking is thread-safe (one uncontended lock per mark).
@@ -42,8 +56,9 @@ pub struct ChangeLog {
 /// * `entries[i]` is the entry at position `base + i`; positions below `base` were trimmed.
 /// * `latest[e.index()]` is `NO_ENTRY` or the position of the last entry appended for an
 ///   entity with that index (which may have been trimmed since: check `>= base`).
-/// * Every live reader's cursor is in `base..=end()`; `newest_cursor` is at least every
-///   live reader's cursor (it is the largest cursor ever set).
+/// * Every live reader's cursor (the start of its latest window) is in `base..=end()`;
+///   `newest_cursor` is at least the end of every live reader's latest window (it is the
+///   largest window end ever handed out).
 pub struct LogInner {
     entries: VecDeque<Entity>,
     base: u64,
@@ -174,21 +189,24 @@ impl LogInner {
     }
 
     /// Registers a new reader that has seen everything up to now.
-    pub(crate) fn register_reader(&mut self) -> Arc<AtomicU64> {
+    pub(crate) fn register_reader(&mut self) -> Reader {
         let end = self.end();
         let cursor = Arc::new(AtomicU64::new(end));
         self.readers.push(Arc::downgrade(&cursor));
         self.newest_cursor = end;
-        cursor
+        Reader { cursor, seen: end }
     }
 
-    /// Moves `cursor` (a reader of this log) to the end; returns the window it now has to
-    /// read, `old..new` (kept until the reader's next advance: trimming happens first).
-    pub(crate) fn advance(&mut self, cursor: &AtomicU64) -> (u64, u64) {
+    /// Starts `reader`'s next window, `seen..end` (`seen`: where its previous window ended,
+    /// or where it registered), and returns it. The reader's cursor moves to the window's
+    /// start, so the window stays readable until the reader's next advance; what every
+    /// reader has left behind is trimmed first.
+    pub(crate) fn advance(&mut self, reader: &mut Reader) -> (u64, u64) {
+        let old = reader.seen;
+        reader.cursor.store(old, Ordering::Relaxed);
         self.trim();
-        let old = cursor.load(Ordering::Relaxed);
         let new = self.end();
-        cursor.store(new, Ordering::Relaxed);
+        reader.seen = new;
         self.newest_cursor = new;
         (old, new)
     }
@@ -235,9 +253,9 @@ mod tests {
     }
 
     /// What a reader would yield: its window's entries that are their entity's latest.
-    fn read(log: &ChangeLog, cursor: &AtomicU64) -> Vec<Entity> {
+    fn read(log: &ChangeLog, reader: &mut Reader) -> Vec<Entity> {
         let mut inner = log.lock();
-        let (old, new) = inner.advance(cursor);
+        let (old, new) = inner.advance(reader);
         inner
             .window(old, new)
             .filter(|&(pos, ent)| inner.is_latest(pos, ent))
@@ -256,65 +274,75 @@ mod tests {
     #[test]
     fn marks_are_deduplicated_until_read() {
         let log = ChangeLog::default();
-        let cursor = log.lock().register_reader();
+        let mut cursor = log.lock().register_reader();
         for _ in 0..5 {
             log.mark(e(3, 1));
         }
         log.mark(e(4, 1));
         assert_eq!(log.retained(), 2, "one entry per entity while unread");
-        assert_eq!(read(&log, &cursor), vec![e(3, 1), e(4, 1)]);
-        assert_eq!(read(&log, &cursor), vec![], "each change is reported once");
+        assert_eq!(read(&log, &mut cursor), vec![e(3, 1), e(4, 1)]);
+        assert_eq!(
+            read(&log, &mut cursor),
+            vec![],
+            "each change is reported once"
+        );
         log.mark(e(3, 1));
-        assert_eq!(read(&log, &cursor), vec![e(3, 1)]);
+        assert_eq!(read(&log, &mut cursor), vec![e(3, 1)]);
     }
 
     #[test]
     fn a_new_generation_is_a_new_entry() {
         let log = ChangeLog::default();
-        let cursor = log.lock().register_reader();
+        let mut cursor = log.lock().register_reader();
         log.mark(e(3, 1));
         log.mark(e(3, 2));
         assert_eq!(log.retained(), 2);
         // Only the latest entry of index 3 is yielded; the old generation is gone anyway.
-        assert_eq!(read(&log, &cursor), vec![e(3, 2)]);
+        assert_eq!(read(&log, &mut cursor), vec![e(3, 2)]);
     }
 
     #[test]
     fn slow_reader_sees_everything_fast_reader_once() {
         let log = ChangeLog::default();
-        let slow = log.lock().register_reader();
-        let fast = log.lock().register_reader();
+        let mut slow = log.lock().register_reader();
+        let mut fast = log.lock().register_reader();
         log.mark(e(1, 1));
-        assert_eq!(read(&log, &fast), vec![e(1, 1)]);
+        assert_eq!(read(&log, &mut fast), vec![e(1, 1)]);
         // `fast` has read entity 1's entry, so a new mark must be appended for it...
         log.mark(e(1, 1));
         log.mark(e(2, 1));
         assert_eq!(log.retained(), 3);
         // ...but `slow` still reports entity 1 once, at its latest entry.
-        assert_eq!(read(&log, &slow), vec![e(1, 1), e(2, 1)]);
-        assert_eq!(read(&log, &fast), vec![e(1, 1), e(2, 1)]);
+        assert_eq!(read(&log, &mut slow), vec![e(1, 1), e(2, 1)]);
+        assert_eq!(read(&log, &mut fast), vec![e(1, 1), e(2, 1)]);
     }
 
     #[test]
     fn trimmed_below_the_lowest_live_cursor() {
         let log = ChangeLog::default();
-        let a = log.lock().register_reader();
-        let b = log.lock().register_reader();
+        let mut a = log.lock().register_reader();
+        let mut b = log.lock().register_reader();
         for i in 0..10 {
             log.mark(e(i, 1));
         }
-        read(&log, &a);
-        read(&log, &a);
+        read(&log, &mut a);
+        read(&log, &mut a);
         assert_eq!(log.retained(), 10, "b has not read them yet");
-        read(&log, &b);
-        read(&log, &a);
-        assert_eq!(log.retained(), 0, "everyone has read them");
+        read(&log, &mut b);
+        read(&log, &mut a);
+        assert_eq!(
+            log.retained(),
+            10,
+            "b's latest window stays until its next run"
+        );
+        read(&log, &mut b);
+        assert_eq!(log.retained(), 0, "everyone has moved past them");
         for i in 0..10 {
             log.mark(e(i, 1));
         }
         drop(b);
-        read(&log, &a);
-        read(&log, &a);
+        read(&log, &mut a);
+        read(&log, &mut a);
         assert_eq!(log.retained(), 0, "a dropped reader holds nothing back");
         assert_eq!(log.readers(), 1);
     }
@@ -342,13 +370,13 @@ mod tests {
     #[test]
     fn retained_entries_stay_bounded_with_a_steady_reader() {
         let log = ChangeLog::default();
-        let cursor = log.lock().register_reader();
+        let mut cursor = log.lock().register_reader();
         let rounds = if cfg!(miri) { 20 } else { 1000 };
         for round in 0..rounds {
             for i in 0..10 {
                 log.mark(e(i, 1));
             }
-            assert_eq!(read(&log, &cursor).len(), 10, "round {round}");
+            assert_eq!(read(&log, &mut cursor).len(), 10, "round {round}");
             assert!(log.retained() <= 10, "only the last window is kept");
         }
     }

@@ -33,9 +33,11 @@
 //!   the cursor moves to `end` when the run begins, so changes made *during* the run (by the
 //!   system itself) are seen on its next run. Nothing is lost while a system is disabled:
 //!   its cursor simply stays where it was.
-//! * **Trim**: entries below the lowest live cursor are dropped. Cursors are
-//!   `Arc<AtomicU64>`s owned by the query states; the log holds `Weak`s, so dropping a query
-//!   state releases the log. While no reader exists, nothing is recorded at all.
+//! * **Trim**: a reader's cursor stays at the start of its latest window until its next run
+//!   (random access through [`QueryState::get`](crate::QueryState::get) answers for that
+//!   window between runs), and entries below the lowest live cursor are dropped. Cursors
+//!   are `Arc<AtomicU64>`s owned by the query states; the log holds `Weak`s, so dropping a
+//!   query state releases the log. While no reader exists, nothing is recorded at all.
 //!
 //! A *run* is one system run (its `Query` parameters begin their runs when the system's
 //! arguments are fetched, so iterating a query twice in one system run sees the same
@@ -65,8 +67,8 @@ mod log;
 mod run;
 
 pub use guard::Mut;
-pub use log::ChangeLog;
 pub(crate) use log::LogInner;
+pub use log::{ChangeLog, Reader};
 pub use run::{ChangeProbe, ChangeRun};
 
 use crate::component::ComponentId;

@@ -15,12 +15,9 @@
 //!   that never changed): a normal chunk scan where each change filter tests membership in
 //!   its window's (sorted) entity set. O(entities), the price of such a filter.
 
-use std::sync::atomic::AtomicU64;
-use std::sync::Arc;
-
 use parking_lot::MutexGuard;
 
-use super::{ChangeKind, ChangeStore, LogInner};
+use super::{ChangeKind, ChangeStore, LogInner, Reader};
 use crate::component::ComponentId;
 use crate::entity::Entity;
 use crate::query::QueryFilter;
@@ -41,8 +38,8 @@ struct ChangeSlot {
     kind: ChangeKind,
     /// Index into [`ChangeRun::locks`].
     lock: usize,
-    /// The reader cursor; `None` until the first run.
-    cursor: Option<Arc<AtomicU64>>,
+    /// The reader of the log; `None` until the first run.
+    reader: Option<Reader>,
     /// This run's window `old..new`; `None` on the first run (everything passes).
     window: Option<(u64, u64)>,
     /// Checked-scan mode: the entities changed in the window, sorted.
@@ -85,7 +82,7 @@ impl ChangeRun {
                 lock: locks
                     .binary_search(&(component, kind))
                     .expect("key is in locks"),
-                cursor: None,
+                reader: None,
                 window: None,
                 set: Vec::new(),
             })
@@ -179,10 +176,10 @@ impl ChangeRun {
         for slot in &mut self.slots {
             // `slot.lock` indexes `locks`, hence `guards` (invariant).
             let guard = &mut guards[slot.lock];
-            match &slot.cursor {
-                Some(cursor) => slot.window = Some(guard.advance(cursor)),
+            match &mut slot.reader {
+                Some(reader) => slot.window = Some(guard.advance(reader)),
                 None => {
-                    slot.cursor = Some(guard.register_reader());
+                    slot.reader = Some(guard.register_reader());
                     first_run = true;
                 }
             }

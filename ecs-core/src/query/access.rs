@@ -12,11 +12,19 @@ use crate::storage::{QueryDescriptor, SlotRole};
 /// never aliases a write in the same query (`Query<Mut<T>, Changed<T>>` is fine), but between
 /// two systems it counts as a read, so a watcher never runs beside a writer and what it sees
 /// does not depend on thread timing.
+///
+/// It also keeps what every matched entity must have (`with`: required slots outside an
+/// `Or`) and must not have (`without`: excluded slots outside an `Or`). Two queries where one
+/// requires a component the other excludes never meet the same entity, so they never
+/// conflict ([`Access::is_disjoint`]), as in `Query<&mut Pos, With<Child>>` beside
+/// `Query<&Pos, Without<Child>>`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Access {
     reads: Vec<ComponentId>,
     writes: Vec<ComponentId>,
     watches: Vec<ComponentId>,
+    with: Vec<ComponentId>,
+    without: Vec<ComponentId>,
 }
 
 impl Access {
@@ -35,22 +43,39 @@ impl Access {
         &self.watches
     }
 
+    /// Components every matched entity has (required slots outside an `Or`).
+    pub fn with(&self) -> &[ComponentId] {
+        &self.with
+    }
+
+    /// Components no matched entity has (excluded slots outside an `Or`).
+    pub fn without(&self) -> &[ComponentId] {
+        &self.without
+    }
+
     /// Whether `component` is read or watched (anything but written).
     fn observes(&self, component: &ComponentId) -> bool {
         self.reads.contains(component) || self.watches.contains(component)
     }
 
-    /// Whether two accesses may not run at the same time (one writes what the other reads,
-    /// watches or writes).
+    /// Whether no entity can match both queries: one requires a component the other
+    /// excludes.
+    pub fn is_disjoint(&self, other: &Access) -> bool {
+        self.with.iter().any(|c| other.without.contains(c))
+            || self.without.iter().any(|c| other.with.contains(c))
+    }
+
+    /// Whether two accesses may not run at the same time: one writes what the other reads,
+    /// watches or writes, and some entity could match both (see [`Access::is_disjoint`]).
     pub fn conflicts_with(&self, other: &Access) -> bool {
-        self.writes
-            .iter()
-            .any(|c| other.observes(c) || other.writes.contains(c))
-            || other.writes.iter().any(|c| self.observes(c))
+        self.first_conflict(other).is_some()
     }
 
     /// The first component two accesses conflict on (see [`Access::conflicts_with`]).
     pub fn first_conflict(&self, other: &Access) -> Option<ComponentId> {
+        if self.is_disjoint(other) {
+            return None;
+        }
         let mine = self
             .writes
             .iter()
@@ -59,7 +84,9 @@ impl Access {
             .copied()
     }
 
-    /// Adds `other`'s components to this access.
+    /// Adds `other`'s components to this access (read, written and watched; what matched
+    /// entities must or must not have is not merged: the union of two queries has no such
+    /// promise).
     pub fn extend(&mut self, other: &Access) {
         for (mine, theirs) in [
             (&mut self.reads, &other.reads),
@@ -135,6 +162,14 @@ impl<'c> QueryBuilder<'c> {
         } else {
             role
         };
+        let promised = match role {
+            SlotRole::Required => Some(&mut self.access.with),
+            SlotRole::Excluded => Some(&mut self.access.without),
+            SlotRole::Optional => None,
+        };
+        if let Some(list) = promised.filter(|list| !list.contains(&component)) {
+            list.push(component);
+        }
         self.descriptor.push(component, role)
     }
 

@@ -32,7 +32,9 @@ use crate::storage::{ColumnAccess, EntityPlace, QueryChunk, SlotRole, SparseLook
 ///
 /// # Safety
 /// * `init` must record in the builder every component the fetch reads (`read`) or writes
-///   (`write`), so that aliasing is rejected before iteration.
+///   (`write`), so that aliasing is rejected before iteration. Callers (query states and
+///   tuples of query data) call it outside any `Or` (see [`QueryBuilder::begin_any`]), so
+///   the role it gives a slot is the slot's role in the descriptor.
 /// * `fetch_row` may only be called for a row of the chunk the fetch was made from, at most
 ///   once per row while its previous items live (any number of times for a
 ///   [`ReadOnlyQueryData`], whose items are shared borrows); it must only touch that row's

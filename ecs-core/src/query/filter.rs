@@ -19,7 +19,10 @@ use crate::storage::{SlotRole, Storage};
 /// by `get`). Both must agree.
 ///
 /// # Safety
-/// * `filter_row` may only be called for rows of the chunk its fetch was made from.
+/// * `init` does not initialise a [`QueryData`](super::QueryData) (its slots would be
+///   relaxed to `Optional` inside an `Or`, while its fetch reads them as the role it gave).
+/// * `filter_row` answers from what its fetch holds (pointers into the storage and its
+///   look-ups) and never hands out references to component values.
 /// * A fetch, and its clones, may be used from other threads (by `par_for_each`): it may
 ///   hold only pointers into the storage and shared references to `Sync` data.
 /// * `matches_entity` answers false for an entity lacking a component of a `Required` slot

@@ -134,8 +134,10 @@ impl<R> Shared<R> {
     }
 }
 
-// SAFETY: tasks visit disjoint row ranges of one run, so no two threads fetch the same row or
-// entity; what the rows hold besides is, by the `QueryData`/`QueryFilter` contracts, storage
+// SAFETY: tasks visit disjoint row ranges of one run, and a run's chunks hold live, pairwise
+// distinct entities whose values do not overlap (the `Storage` contract's "chunks" and
+// "values" promises), so no two threads fetch the same row, entity or value; what the rows
+// hold besides is, by the `QueryData`/`QueryFilter` contracts, storage
 // pointers (valid for the run's borrow) and shared references to `Sync` data, read
 // concurrently only through `&` (cloning a fetch only copies them).
 unsafe impl<R> Sync for Shared<R> {}

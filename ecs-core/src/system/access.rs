@@ -7,13 +7,25 @@ use crate::query::Access;
 use crate::resource::Resource;
 
 /// The components (read, written, watched) and resources (read, written) of one system,
-/// collected from its parameters when it is initialised. Never written by hand: each
+/// collected from its parameters when it is initialised. Each
 /// [`SystemParam`](super::SystemParam) adds what its type says.
+///
+/// Each query's access is kept apart as well, so that two queries whose filters prove they
+/// never meet the same entity (one requires a component the other excludes, see
+/// [`Access::is_disjoint`]) do not conflict, within a system or between two systems.
+///
+/// An *exclusive* access ([`SystemAccess::exclusive`]) conflicts with every other access:
+/// an exclusive system takes `&mut World` and runs alone.
+///
+/// # Invariant
+/// `components` is the union of `queries` (reads, writes and watches).
 #[derive(Clone, Debug, Default)]
 pub struct SystemAccess {
     components: Access,
+    queries: Vec<Access>,
     resource_reads: Vec<(TypeId, &'static str)>,
     resource_writes: Vec<(TypeId, &'static str)>,
+    exclusive: bool,
 }
 
 impl SystemAccess {
@@ -32,20 +44,96 @@ impl SystemAccess {
         self.resource_writes.iter().map(|r| r.1)
     }
 
+    /// The access of a system that takes the whole world (`&mut World`): it conflicts with
+    /// every other system, so it runs alone.
+    pub fn exclusive() -> SystemAccess {
+        SystemAccess {
+            exclusive: true,
+            ..SystemAccess::default()
+        }
+    }
+
+    /// Whether this is an exclusive system's access.
+    pub fn is_exclusive(&self) -> bool {
+        self.exclusive
+    }
+
+    /// Each query's access, in the order they were added.
+    pub fn queries(&self) -> &[Access] {
+        &self.queries
+    }
+
     /// Adds a query's access.
     ///
     /// # Errors
-    /// When it conflicts with a query added before (one writes what the other touches):
-    /// the description of the conflict.
+    /// When it conflicts with a query added before (one writes what the other touches, and
+    /// their filters do not keep them apart): the description of the conflict.
     pub fn add_query(&mut self, query: &Access, components: &Components) -> Result<(), String> {
-        if let Some(id) = self.components.first_conflict(query) {
+        if let Some(id) = self.queries.iter().find_map(|q| q.first_conflict(query)) {
             return Err(format!(
-                "two of its queries access {} and at least one writes it",
+                "two of its queries access {} and at least one writes it (a `Without` filter \
+                 on one and the component required by the other keeps them apart; or hold \
+                 them in a `ParamSet` and use one at a time)",
                 components.info(id).name()
             ));
         }
-        self.components.extend(query);
+        self.push_query(query);
         Ok(())
+    }
+
+    fn push_query(&mut self, query: &Access) {
+        self.components.extend(query);
+        self.queries.push(query.clone());
+    }
+
+    /// Adds the accesses of a [`ParamSet`](super::ParamSet)'s members: each is checked
+    /// against what the system holds already, but not against the other members (they are
+    /// used one at a time).
+    ///
+    /// # Errors
+    /// When a member conflicts with another parameter of the system.
+    pub fn add_set(&mut self, members: &[SystemAccess]) -> Result<(), String> {
+        for member in members {
+            if let Some(reason) = self.conflict_within_system(member) {
+                return Err(format!("a parameter set member conflicts: {reason}"));
+            }
+        }
+        for member in members {
+            for q in &member.queries {
+                self.push_query(q);
+            }
+            for r in &member.resource_reads {
+                if !self.resource_reads.contains(r) {
+                    self.resource_reads.push(*r);
+                }
+            }
+            for w in &member.resource_writes {
+                if !self.resource_writes.contains(w) {
+                    self.resource_writes.push(*w);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Why `other` (another parameter of the same system) cannot sit beside this access.
+    fn conflict_within_system(&self, other: &SystemAccess) -> Option<String> {
+        let query = self
+            .queries
+            .iter()
+            .flat_map(|mine| other.queries.iter().map(move |theirs| (mine, theirs)))
+            .find_map(|(mine, theirs)| mine.first_conflict(theirs));
+        if query.is_some() {
+            return Some("two queries access one component, one of them mutably".into());
+        }
+        let resource = |w: &[(TypeId, &'static str)], o: &SystemAccess| {
+            w.iter()
+                .find(|r| o.resource_reads.contains(r) || o.resource_writes.contains(r))
+                .map(|r| r.1)
+        };
+        resource(&self.resource_writes, other)
+            .or_else(|| resource(&other.resource_writes, self))
+            .map(|name| format!("resource {name} is accessed twice, once mutably"))
     }
 
     /// Adds a shared read of resource `R`.
@@ -79,8 +167,9 @@ impl SystemAccess {
         Ok(())
     }
 
-    /// Whether two systems may not run at the same time: one writes a component or resource
-    /// the other reads, watches or writes.
+    /// Whether two systems may not run at the same time: either is exclusive, or one writes
+    /// a resource the other reads or writes, or a query of one writes a component a query of
+    /// the other reads, watches or writes (unless their filters keep them apart).
     pub fn conflicts_with(&self, other: &SystemAccess) -> bool {
         let writes_touched = |w: &[(TypeId, &str)], o: &SystemAccess| {
             w.iter().any(|r| {
@@ -88,9 +177,17 @@ impl SystemAccess {
                     || o.resource_writes.iter().any(|x| x.0 == r.0)
             })
         };
-        self.components.conflicts_with(&other.components)
+        self.exclusive
+            || other.exclusive
             || writes_touched(&self.resource_writes, other)
             || writes_touched(&other.resource_writes, self)
+            || (self.components.conflicts_with(&other.components)
+                && self.queries.iter().any(|mine| {
+                    other
+                        .queries
+                        .iter()
+                        .any(|theirs| mine.conflicts_with(theirs))
+                }))
     }
 }
 

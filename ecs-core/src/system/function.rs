@@ -153,9 +153,23 @@ unsafe impl<S: Storage, Marker: 'static, F: SystemParamFunction<S, Marker>> Syst
             "system `{}` runs on the world it was initialised for; make another for this world",
             self.name
         );
-        // SAFETY: forwarded contract (`run_unsafe`'s caller checked the access).
+        // SAFETY: the state was built by `init` against this world (asserted above); the caller
+        // guarantees the access (`run_unsafe`'s contract).
         let params = unsafe { F::Param::fetch(state, world) };
         self.func.run(params);
+    }
+
+    fn validate(&self, world: &World<S>) -> Result<(), EcsError> {
+        let Some(state) = &self.state else {
+            return Ok(());
+        };
+        F::Param::validate(state, world).map_err(|err| match err {
+            EcsError::MissingResource { resource, .. } => EcsError::MissingResource {
+                system: self.name.to_string(),
+                resource,
+            },
+            other => other,
+        })
     }
 
     fn apply(&mut self, world: &mut World<S>) {

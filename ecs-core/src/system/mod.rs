@@ -30,13 +30,20 @@
 //! A [`Schedule`](crate::Schedule) runs many systems, in parallel where their accesses allow.
 
 mod access;
+mod exclusive;
 mod function;
+mod local;
 mod param;
+mod param_set;
 mod query;
 
 pub use access::SystemAccess;
+pub use exclusive::{ExclusiveSystem, IsExclusive};
 pub use function::{FunctionSystem, IsFunction, SystemParamFunction};
+pub use local::Local;
+pub(crate) use param::conflict;
 pub use param::{SystemParam, SystemParamItem};
+pub use param_set::ParamSet;
 pub use query::Query;
 
 use crate::error::EcsError;
@@ -58,7 +65,7 @@ use crate::world::World;
 ///   schedule.
 /// * `run_unsafe` touches the world only as its access says, and changes its structure only
 ///   through the `&World`-safe means (entity reservation, change logs).
-/// * [`System::is_initialized`] is true only after `initialize` succeeded. Given a world
+/// * [`System::is_initialized`] is true exactly when `initialize` has succeeded. Given a world
 ///   other than the one it was initialised for (whose component ids its access names),
 ///   `run_unsafe` touches nothing of it (function systems panic).
 ///
@@ -132,6 +139,16 @@ pub unsafe trait System<S: Storage>: Send + Sync + 'static {
     /// initialised for, the system touches nothing: the trait's contract.)
     unsafe fn run_unsafe(&mut self, world: &World<S>);
 
+    /// Checks, before a schedule runs, that the system can fetch its parameters (the
+    /// resources it needs exist). The default has nothing to check.
+    ///
+    /// # Errors
+    /// [`EcsError::MissingResource`] naming the system.
+    fn validate(&self, world: &World<S>) -> Result<(), EcsError> {
+        let _ = world;
+        Ok(())
+    }
+
     /// Applies deferred work (commands) to the world: the sync point.
     fn apply(&mut self, world: &mut World<S>);
 
@@ -145,7 +162,9 @@ pub unsafe trait System<S: Storage>: Send + Sync + 'static {
     fn run(&mut self, world: &mut World<S>) -> Result<(), EcsError> {
         self.initialize(world)?;
         world.flush();
-        // SAFETY: initialised just now; `&mut World` excludes every other access.
+        // SAFETY: `initialize` returned `Ok`, so the system is initialised (trait contract;
+        // one initialised for another world touches nothing of this one); `&mut World`
+        // excludes every other access.
         unsafe { self.run_unsafe(world) };
         self.apply(world);
         Ok(())

@@ -41,6 +41,17 @@ pub unsafe trait SystemParam<S: Storage>: Sized {
     /// `init` recorded in a conflicting way, and the world's structure does not change.
     unsafe fn fetch<'w, 's>(state: &'s mut Self::State, world: &'w World<S>) -> Self::Item<'w, 's>;
 
+    /// Checks, before a schedule runs, that the item can be fetched (a `Res<R>`'s resource
+    /// exists), so the problem is reported as an error instead of a panic mid-run. The
+    /// default has nothing to check.
+    ///
+    /// # Errors
+    /// [`EcsError::MissingResource`] (its system name left empty for the caller to fill).
+    fn validate(state: &Self::State, world: &World<S>) -> Result<(), EcsError> {
+        let _ = (state, world);
+        Ok(())
+    }
+
     /// Applies deferred work at the sync point (commands).
     fn apply(state: &mut Self::State, world: &mut World<S>) {
         let _ = (state, world);
@@ -63,6 +74,17 @@ pub(crate) fn conflict(reason: String) -> EcsError {
     }
 }
 
+/// `Ok` when the world holds resource `R`.
+fn require<R: Resource, S: Storage>(world: &World<S>) -> Result<(), EcsError> {
+    match world.contains_resource::<R>() {
+        true => Ok(()),
+        false => Err(EcsError::MissingResource {
+            system: String::new(),
+            resource: type_name::<R>().to_owned(),
+        }),
+    }
+}
+
 fn missing<R>() -> ! {
     panic!(
         "resource {} does not exist: insert it with `World::insert_resource` before running \
@@ -78,6 +100,10 @@ unsafe impl<S: Storage, R: Resource> SystemParam<S> for Res<'_, R> {
 
     fn init(_: &mut World<S>, access: &mut SystemAccess) -> Result<(), EcsError> {
         access.add_resource_read::<R>().map_err(conflict)
+    }
+
+    fn validate(_: &(), world: &World<S>) -> Result<(), EcsError> {
+        require::<R, S>(world)
     }
 
     unsafe fn fetch<'w>(_: &mut (), world: &'w World<S>) -> Res<'w, R> {
@@ -109,6 +135,10 @@ unsafe impl<S: Storage, R: Resource> SystemParam<S> for ResMut<'_, R> {
 
     fn init(_: &mut World<S>, access: &mut SystemAccess) -> Result<(), EcsError> {
         access.add_resource_write::<R>().map_err(conflict)
+    }
+
+    fn validate(_: &(), world: &World<S>) -> Result<(), EcsError> {
+        require::<R, S>(world)
     }
 
     unsafe fn fetch<'w>(_: &mut (), world: &'w World<S>) -> ResMut<'w, R> {
@@ -176,6 +206,12 @@ macro_rules! tuple_param {
             unsafe fn fetch<'w, 's>(state: &'s mut Self::State, world: &'w World<S>) -> Self::Item<'w, 's> {
                 // SAFETY: forwarded contract; the parts' states are disjoint fields.
                 unsafe { ($($name::fetch(&mut state.$index, world),)*) }
+            }
+
+            #[allow(unused_variables)]
+            fn validate(state: &Self::State, world: &World<S>) -> Result<(), EcsError> {
+                $($name::validate(&state.$index, world)?;)*
+                Ok(())
             }
 
             #[allow(unused_variables)]

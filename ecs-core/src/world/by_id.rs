@@ -17,10 +17,14 @@ impl<S: Storage> World<S> {
     /// # Safety
     /// `value` points to an initialised value of the component's registered layout that is
     /// valid for it (for a Rust type, a valid value of that type), and the caller does not use
-    /// or drop it afterwards — even when an error is returned. The value may be used from any
-    /// thread, as a `Send + Sync` type's may: the world moves it to, and shares it with, the
-    /// threads of parallel queries and schedules, and drops it with the component's drop
-    /// function on whichever thread drops or clears the world.
+    /// or drop it afterwards once `Ok` is returned (on `Err` it was neither read nor moved and
+    /// is still the caller's). It does not point into this world's storage (a pointer from
+    /// [`World::get_by_id`] must be copied out first: storing may move the storage's buffers).
+    /// For a plain-data run-time component (no drop function) all `layout().size()` bytes
+    /// are initialised, padding included ([`World::get_bytes`] hands them out as `&[u8]`).
+    /// The value may be used from any thread, as a `Send + Sync` type's may: the world moves
+    /// it to, and shares it with, the threads of parallel queries and schedules, and drops it
+    /// with the component's drop function on whichever thread drops or clears the world.
     ///
     /// # Errors
     /// [`EcsError::NoSuchEntity`], [`EcsError::UnknownComponent`]; on error the value is

@@ -180,7 +180,10 @@ impl<S: Storage> World<S> {
         self.flush();
         let info = self.bundles.info::<B>(&mut self.components);
         let entity = self.entities.alloc();
-        self.storage.spawn(entity, bundle, info, &self.components);
+        // SAFETY: `entity` was just allocated: live, and not held (the storage holds exactly
+        // the live entities: the type's invariant); `info` is `self.bundles`' resolution of
+        // `B` against `self.components`, the registry every storage call is given.
+        unsafe { self.storage.spawn(entity, bundle, info, &self.components) };
         if B::TRACKS_CHANGES {
             Self::record_added(&mut self.changes, &self.components, info, entity);
         }
@@ -223,13 +226,16 @@ impl<S: Storage> World<S> {
         let info = self.bundles.info::<B>(&mut self.components);
         let additional = iter.size_hint().0;
         self.entities.reserve(additional);
-        self.storage.reserve(info, &self.components, additional);
+        // SAFETY: `info` is `B`'s resolution against `self.components`, the registry.
+        unsafe { self.storage.reserve(info, &self.components, additional) };
         // `alloc` hands out the slot at the end of the live range, so the batch's entities
         // end up as the live range's tail, in order (the `Entities` invariant).
         let start = self.entities.len();
         let entities = &mut self.entities;
         let batch = iter.map(|bundle| (entities.alloc_reserved(), bundle));
-        self.storage.spawn_batch(batch, info, &self.components);
+        // SAFETY: every entity is freshly allocated (live, distinct, not held: the type's
+        // invariant); `info` is `B`'s resolution against `self.components`, the registry.
+        unsafe { self.storage.spawn_batch(batch, info, &self.components) };
         let spawned = &self.entities.alive()[start..];
         if B::TRACKS_CHANGES {
             for &entity in spawned {
@@ -300,7 +306,9 @@ impl<S: Storage> World<S> {
         self.flush();
         self.check(entity)?;
         let id = self.components.register::<T>();
-        let old = self.storage.insert(entity, id, value, &self.components);
+        // SAFETY: `entity` is live (checked), so held (the type's invariant); `id` is `T`'s
+        // id in `self.components`, the registry.
+        let old = unsafe { self.storage.insert(entity, id, value, &self.components) };
         if T::TRACK_CHANGES {
             match old {
                 None => self.changes.on_added(id, entity),
@@ -475,7 +483,8 @@ impl<S: Storage> World<S> {
     pub fn group<B: Bundle>(&mut self) -> Result<(), EcsError> {
         self.flush();
         let info = self.bundles.info::<B>(&mut self.components);
-        self.storage.group(info.components(), &self.components)
+        // SAFETY: the bundle's components were registered in `self.components`, the registry.
+        unsafe { self.storage.group(info.components(), &self.components) }
     }
 
     /// Iterates every entity matching `Q` (see [`QueryData`]), with `for_each` as the fast path.
@@ -807,7 +816,9 @@ impl<S: Storage> World<S> {
         let info = self.bundles.info::<()>(&mut self.components);
         let (storage, components) = (&mut self.storage, &self.components);
         self.entities
-            .flush(|entity| storage.spawn(entity, (), info, components));
+            // SAFETY: each reserved entity becomes live here and was never stored; `info` is
+            // `()`'s resolution against `components`, the registry.
+            .flush(|entity| unsafe { storage.spawn(entity, (), info, components) });
     }
 }
 

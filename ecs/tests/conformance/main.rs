@@ -6,6 +6,7 @@
 
 mod batches;
 mod components;
+mod contract;
 mod drops;
 mod layout;
 mod model;
@@ -43,5 +44,6 @@ backends! {
     batches::panicking_batch_iterator_keeps_what_it_spawned => panicking_batch_iterator,
     batches::every_copy_width_survives_moves => copy_widths,
     unstored::queries_over_unstored_components => unstored_components,
+    contract::storage_contract_holds_through_random_operations => storage_contract,
     unstored::runtime_components_in_every_history => runtime_component_histories,
 }

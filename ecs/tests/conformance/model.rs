@@ -92,15 +92,44 @@ type AllOptional<'a, const SA: bool, const SB: bool, const ST: bool, const SD: b
     Option<&'a D<SD>>,
 );
 
+/// The model test. By default: 100,000 operations on the storage mix drawn from the seed,
+/// then every mix of table and sparse components, shorter.
+///
+/// The long mode runs `ECS_MODEL_OPS` operations in all, spread over the 16 mixes, from the
+/// seed `ECS_MODEL_SEED` (decimal or `0x` hex; default `0xEC5`), e.g. ten million per
+/// backend:
+///
+/// ```text
+/// ECS_MODEL_OPS=10000000 cargo test --release -p ecs --test conformance model_100k_ops
+/// ```
 pub fn random_operations_match_hashmap_model<S: Storage>() {
-    // The long run: 100,000 operations, the storage mix drawn from the seed.
-    let seed = 0xEC5_u64;
+    let seed = env_number("ECS_MODEL_SEED").unwrap_or(0xEC5);
+    if let Some(total) = env_number("ECS_MODEL_OPS") {
+        let per_mix = (total as usize).div_ceil(16);
+        for mix in 0..16 {
+            run_mix::<S>(mix, seed.wrapping_add(mix as u64), per_mix);
+        }
+        return;
+    }
     let mix = Rng::new(seed).next_u64() as usize % 16;
     run_mix::<S>(mix, seed, size(100_000, 400));
-    // Every mix of table and sparse components, shorter.
     for mix in 0..16 {
         run_mix::<S>(mix, mix as u64 + 1, size(3_000, 60));
     }
+}
+
+/// A number from the environment (decimal, or hex after `0x`); `None` when unset.
+///
+/// # Panics
+/// If the variable is set to something else than a number: a long run asked for by mistake
+/// must not silently run the short one.
+fn env_number(name: &str) -> Option<u64> {
+    let text = std::env::var(name).ok()?;
+    let parsed = match text.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => text.parse(),
+    };
+    Some(parsed.unwrap_or_else(|_| panic!("{name}={text:?} is not a number")))
 }
 
 /// Runs the model with mix `mix`: bit 0 makes `A` sparse, bit 1 `B`, bit 2 `Tag`, bit 3 `D`.
@@ -142,8 +171,11 @@ fn run<S: Storage, const SA: bool, const SB: bool, const ST: bool, const SD: boo
         rng: Rng::new(seed),
         gets,
     };
+    // Cleared every 50,000 operations (once, half way, in the default run), so a long run
+    // keeps a world of a few thousand entities instead of growing without bound.
+    let clear_every = size(50_000, 200).min(ops / 2).max(1);
     for op in 0..ops {
-        h.step(op == ops / 2);
+        h.step(op > 0 && op % clear_every == 0);
         if op % size(10_000, 150) == 0 {
             h.compare_whole_world();
         }
@@ -159,6 +191,9 @@ impl<S: Storage, const SA: bool, const SB: bool, const ST: bool, const SD: bool>
         if clear_now {
             self.world.clear();
             self.model.clear();
+            // Every handle is stale now: keep the latest few to test stale answers with.
+            let keep = self.handles.len().saturating_sub(1_000);
+            self.handles.drain(..keep);
             return;
         }
         match self.rng.below(100) {

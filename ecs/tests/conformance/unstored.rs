@@ -15,7 +15,7 @@ use ecs_core::{
     World,
 };
 
-use crate::components::A;
+use crate::components::{size, A};
 
 /// A probe component whose storage kind is a type parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,12 +60,17 @@ const HISTORIES: [History; 4] = [
 ];
 
 /// Every history of every probe kind, every role, with and without other components around.
+///
+/// Under Miri the two mixed kind pairs run (a table probe beside a sparse one and the
+/// reverse), which cover every path the same-kind pairs take, in a third of the time.
 pub fn queries_over_unstored_components<S: Storage>() {
     for history in HISTORIES {
-        probe_roles::<S, false, false>(history);
         probe_roles::<S, true, false>(history);
         probe_roles::<S, false, true>(history);
-        probe_roles::<S, true, true>(history);
+        if !cfg!(miri) {
+            probe_roles::<S, false, false>(history);
+            probe_roles::<S, true, true>(history);
+        }
     }
 }
 
@@ -79,7 +84,7 @@ fn world_with<S: Storage, const SP: bool, const SQ: bool>(
 ) -> (World<S>, Vec<Entity>, Census) {
     let mut world = World::<S>::new();
     let mut base = Vec::new();
-    for i in 0..12u64 {
+    for i in 0..size(12, 6) as u64 {
         let e = if i % 2 == 1 {
             world.spawn((A(i as u32), Q::<SQ>(i)))
         } else {
