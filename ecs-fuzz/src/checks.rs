@@ -134,33 +134,17 @@ struct ModelReader<'a> {
     runner: &'a mut Runner,
     reader: usize,
     get: Option<Entity>,
-    /// For `get`: whether the reference backend found the entity (used only where
-    /// [`crate::Config::tolerate_trimmed_get`] allows either answer).
-    reference_found: bool,
 }
 
 impl ShapeVisitor for ModelReader<'_> {
     type Output = Vec<Record>;
     fn visit<Q: FuzzData, F: FuzzFilter>(self) -> Self::Output {
         match self.get {
-            Some(entity) => {
-                let runner = self.runner;
-                let reader = &runner.model.readers[self.reader];
-                let Some(row) = runner.model.rows.get(&entity) else {
-                    return Vec::new();
-                };
-                let documented = Q::matches(row) && F::matches(row, entity, Probe::Reader(reader));
-                let trimmed = Q::matches(row) && F::matches(row, entity, Probe::SinceRun(reader));
-                let matched = if documented != trimmed && runner.config.tolerate_trimmed_get {
-                    self.reference_found
-                } else {
-                    documented
-                };
-                match matched {
-                    true => vec![runner.model_record::<Q>(entity)],
-                    false => Vec::new(),
-                }
-            }
+            Some(entity) => self
+                .runner
+                .model_get::<Q, F>(entity, Some(self.reader))
+                .into_iter()
+                .collect(),
             None => {
                 self.runner.model.readers[self.reader].begin_run();
                 self.runner.model_query::<Q, F>(Some(self.reader), true)
@@ -370,7 +354,6 @@ impl Runner {
                 runner: self,
                 reader: model_reader,
                 get,
-                reference_found: !got[0].is_empty(),
             },
         );
         let what = match get {

@@ -20,8 +20,8 @@
 //!   runs); `fuzz/` at the repository root decodes libFuzzer's bytes into the same [`Op`]s;
 //! * [`shrink()`] cuts a failing sequence down for a regression test
 //!   (`tests/regressions.rs` keeps one per bug found);
-//! * [`Config`] lists the known, not yet fixed bugs the runner tolerates (all backends must
-//!   still agree there) and the wide mode that grows worlds past a storage page.
+//! * [`Config`] holds the wide mode that grows worlds past a storage page (and is where a
+//!   tolerance of a known, not yet fixed bug would go).
 //!
 //! What is compared and how the model answers is in each module: [`components`] (the pool
 //! of component types), [`op`] (the operations), [`model`], [`query`] and [`shapes`] (query

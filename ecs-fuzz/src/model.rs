@@ -82,19 +82,6 @@ impl Reader {
             .is_some_and(|w| w.previous.contains(&entity))
     }
 
-    /// Like [`Reader::passes`], counting only marks made since the latest run began (what
-    /// `get` answers once other readers trimmed the latest window; see
-    /// [`crate::Config::tolerate_trimmed_get`]).
-    pub fn passes_since_run(&self, slot: usize, kind: Kind, entity: Entity) -> bool {
-        if self.runs <= 1 {
-            return true;
-        }
-        self.watches
-            .iter()
-            .find(|w| w.slot == slot && w.kind == kind)
-            .is_some_and(|w| w.current.contains(&entity))
-    }
-
     fn mark(&mut self, slot: usize, kind: Kind, entity: Entity) {
         if self.runs == 0 {
             // No cursor yet: the first run sees everything anyway.

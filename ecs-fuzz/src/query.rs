@@ -64,8 +64,6 @@ pub enum Probe<'a> {
     AllPass,
     /// The reader's latest run.
     Reader(&'a Reader),
-    /// The reader, counting only marks made since its latest run began.
-    SinceRun(&'a Reader),
 }
 
 impl Probe<'_> {
@@ -73,7 +71,6 @@ impl Probe<'_> {
         match self {
             Probe::AllPass => true,
             Probe::Reader(reader) => reader.passes(slot, kind, entity),
-            Probe::SinceRun(reader) => reader.passes_since_run(slot, kind, entity),
         }
     }
 }

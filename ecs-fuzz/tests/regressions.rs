@@ -4,7 +4,7 @@
 //! To add one: run `ecs-fuzz` until it reports a mismatch, paste the shrunk `vec![...]` it
 //! prints into a new test here, and name the test after the bug.
 
-use ecs_fuzz::{run, run_with, Command, Config, Op};
+use ecs_fuzz::{run, Command, Op};
 
 fn assert_agrees(ops: Vec<Op>) {
     if let Err(mismatch) = run(&ops) {
@@ -74,28 +74,12 @@ fn commands_round_trip() {
 
 /// ecs-core change logs: `QueryState::get` on a change-filtered state answers from its latest
 /// run's window ("counting changes made since it began", as documented), but another reader
-/// of the same log advancing past that window trims its entries, and `get` then answers
-/// `None` for an entity the latest run reported. Found by seed 2 (episode 12, op 534).
-/// Not fixed yet: the fuzzer tolerates it ([`Config::tolerate_trimmed_get`]); run this with
-/// `--ignored` to see it, and drop the tolerance when it passes.
+/// of the same log advancing past that window trimmed its entries, and `get` then answered
+/// `None` for an entity the latest run had reported. Found by seed 2 (episode 12, op 534).
+/// Fixed on main: a reader's cursor is the start of its latest window.
 #[test]
-#[ignore = "known ecs-core bug: change-log trimming forgets a reader's latest window"]
 fn change_get_after_another_reader_trimmed_the_window() {
-    let ops = trimmed_window_ops();
-    if let Err(mismatch) = run_with(&ops, Config::STRICT) {
-        panic!("{mismatch}");
-    }
-}
-
-/// The sequence above passes with the default tolerance (so the fuzzer keeps running past
-/// it), and every backend gives the same answer.
-#[test]
-fn change_get_after_trim_is_tolerated_consistently() {
-    assert_agrees(trimmed_window_ops());
-}
-
-fn trimmed_window_ops() -> Vec<Op> {
-    vec![
+    assert_agrees(vec![
         Op::Spawn { bundle: 6, seed: 0 },
         Op::RunReader { reader: 2 },
         Op::RunReader { reader: 0 },
@@ -111,5 +95,5 @@ fn trimmed_window_ops() -> Vec<Op> {
             reader: 2,
             target: 0,
         },
-    ]
+    ]);
 }
