@@ -391,8 +391,13 @@ impl Runner {
                 ),
             ));
         }
-        let want = self.schedule.finish(&mut self.model, pending, &reserved);
-        for &entity in &reserved {
+        let exclusive = got[0].exclusive_spawned;
+        let want = self
+            .schedule
+            .finish(&mut self.model, pending, &reserved, exclusive)
+            .map_err(|detail| (crate::lanes::BACKENDS[0], detail))?;
+        let exclusive = want.exclusive_spawned.filter(|_| self.schedule.enabled[7]);
+        for &entity in reserved.iter().chain(&exclusive) {
             self.remember_handle(entity);
         }
         self.agree("schedule resources", &want, got)

@@ -1,24 +1,25 @@
 //! The schedule every fuzzed world runs, its systems, and the model of one run.
 //!
-//! Seven function systems that write, watch changes and queue commands. Only one of them
-//! reserves entities (`Commands::spawn`), at most once per run, so the handles a run hands
-//! out are the same on every backend even when systems run in parallel. What the watchers
-//! saw is kept in resources that the runner compares after the run.
+//! Seven function systems that write, watch changes and queue commands, then one exclusive
+//! system (`&mut World`) that changes the world directly. Only one function system reserves
+//! entities (`Commands::spawn`), at most once per run, so the handles a run hands out are the
+//! same on every backend even when systems run in parallel. `sum_a0` has a run condition.
+//! What the watchers saw is kept in resources that the runner compares after the run.
 //!
 //! The model replays a run in insertion order (conflicting systems run in that order, and
-//! the others commute), then applies the queued commands system by system, as the sync
-//! point does.
+//! the others commute), applies the queued commands system by system, as the sync point
+//! before the exclusive system does, then replays the exclusive system.
 
 use ecs_core::{
     Added, BatchSize, Changed, Commands, Entity, Mut, Query, ResMut, Schedule, Storage, SystemId,
     With, Without, World,
 };
 
-use crate::components::{written, PoolComponent, A0, A1, B1, D1, G1, H0, H1, T0, T1};
+use crate::components::{written, PoolComponent, A0, A1, B1, D0, D1, G1, H0, H1, T0, T1};
 use crate::model::{Kind, Model};
 
 /// Number of systems in the schedule.
-pub const SYSTEMS: usize = 7;
+pub const SYSTEMS: usize = 8;
 
 /// Entities `watch_changed_h0` saw, in its latest run.
 #[derive(Default)]
@@ -35,6 +36,10 @@ pub struct Total(pub u64);
 /// Entities `tag_d1` reserved in its latest run.
 #[derive(Default)]
 pub struct Spawned(pub Vec<Entity>);
+
+/// The entity `edit_exclusively` spawned in its latest run, if any.
+#[derive(Default)]
+pub struct ExclusiveSpawned(pub Option<Entity>);
 
 /// System 0: writes `H0` (through `Mut`) of entities whose `A0` is a multiple of 3, in
 /// parallel batches (change marks from several threads).
@@ -122,6 +127,36 @@ fn sum_a0<S: Storage>(q: Query<'_, '_, (&A0, Option<&G1>), With<T0>, S>, mut tot
         .sum();
 }
 
+/// The condition `sum_a0` runs under: an even number of live entities at the start of the
+/// run.
+fn even_population<S: Storage>(world: &World<S>) -> bool {
+    world.len() % 2 == 0
+}
+
+/// System 7, exclusive: for each `(D0, T1)` entity in entity order, removes `T1` where `D0`
+/// is a multiple of 3, else despawns it where `D0 % 5 == 1`; spawns `(H0, B1)` when it found
+/// an odd number.
+fn edit_exclusively<S: Storage>(world: &mut World<S>) {
+    let mut found: Vec<(Entity, u32)> = world
+        .query_filtered::<(Entity, &D0), With<T1>>()
+        .map(|(e, d)| (e, d.value()))
+        .collect();
+    found.sort_unstable();
+    for &(entity, v) in &found {
+        if v % 3 == 0 {
+            world.remove::<T1>(entity).expect("found with T1");
+        } else if v % 5 == 1 {
+            world.despawn(entity).expect("found live");
+        }
+    }
+    let spawned =
+        (found.len() % 2 == 1).then(|| world.spawn((H0::make(found.len() as u32), B1::make(7))));
+    world
+        .resource_mut::<ExclusiveSpawned>()
+        .expect("resource")
+        .0 = spawned;
+}
+
 /// The schedule (systems in the order above) and its resources, added to `world`; with
 /// the systems' ids in that order.
 pub fn schedule<S: Storage>(world: &mut World<S>) -> (Schedule<S>, Vec<SystemId>) {
@@ -129,6 +164,7 @@ pub fn schedule<S: Storage>(world: &mut World<S>) -> (Schedule<S>, Vec<SystemId>
     world.insert_resource(SeenAdded::default());
     world.insert_resource(Total::default());
     world.insert_resource(Spawned::default());
+    world.insert_resource(ExclusiveSpawned::default());
     let mut schedule = Schedule::new();
     let ids = vec![
         schedule.add_system(write_h0::<S>),
@@ -138,7 +174,9 @@ pub fn schedule<S: Storage>(world: &mut World<S>) -> (Schedule<S>, Vec<SystemId>
         schedule.add_system(watch_added_h1::<S>),
         schedule.add_system(give_h1::<S>),
         schedule.add_system(sum_a0::<S>),
+        schedule.add_system(edit_exclusively::<S>),
     ];
+    schedule.configure(ids[6]).run_if(even_population::<S>);
     (schedule, ids)
 }
 
@@ -153,6 +191,8 @@ pub struct RunReport {
     pub total: u64,
     /// `Spawned`.
     pub spawned: Vec<Entity>,
+    /// `ExclusiveSpawned`.
+    pub exclusive_spawned: Option<Entity>,
 }
 
 impl RunReport {
@@ -167,6 +207,7 @@ impl RunReport {
             added_h1,
             total: world.resource::<Total>().expect("resource").0,
             spawned: world.resource::<Spawned>().expect("resource").0.clone(),
+            exclusive_spawned: world.resource::<ExclusiveSpawned>().expect("resource").0,
         }
     }
 }
@@ -208,8 +249,9 @@ impl ScheduleModel {
         model.flush();
         let mut deferred: Vec<Vec<Deferred>> = (0..SYSTEMS).map(|_| Vec::new()).collect();
         let entities: Vec<Entity> = model.rows.keys().copied().collect();
+        let even_population = model.rows.len() % 2 == 0;
         for (system, queue) in deferred.iter_mut().enumerate() {
-            if !self.enabled[system] {
+            if !self.enabled[system] || (system == 6 && !even_population) {
                 continue;
             }
             match system {
@@ -242,6 +284,7 @@ impl ScheduleModel {
                         .collect();
                     self.report.added_h1.sort_unstable();
                 }
+                7 => {} // Exclusive: replayed by `finish`, after the sync point.
                 5 => {
                     for &e in &entities {
                         let row = &model.rows[&e];
@@ -288,9 +331,17 @@ impl ScheduleModel {
         }
     }
 
-    /// Applies the run's commands (the sync point), with the handles the backends reserved;
-    /// returns the resources the model expects.
-    pub fn finish(&mut self, model: &mut Model, run: PendingRun, spawned: &[Entity]) -> RunReport {
+    /// Applies the run's commands (the sync point), with the handles the backends reserved,
+    /// then replays the exclusive system, which spawned `exclusive` on the backends; returns
+    /// the resources the model expects, or what the backends did that the model did not
+    /// expect.
+    pub fn finish(
+        &mut self,
+        model: &mut Model,
+        run: PendingRun,
+        spawned: &[Entity],
+        exclusive: Option<Entity>,
+    ) -> Result<RunReport, String> {
         let mut spawned_iter = spawned.iter();
         for queue in run.deferred {
             model.flush();
@@ -318,12 +369,15 @@ impl ScheduleModel {
                 }
             }
         }
+        if self.enabled[7] {
+            self.report.exclusive_spawned = run_edit_exclusively(model, exclusive)?;
+        }
         let mut report = self.report.clone();
         if self.enabled[2] {
             report.spawned = spawned.to_vec();
         }
         self.report.spawned = report.spawned.clone();
-        report
+        Ok(report)
     }
 }
 
@@ -340,6 +394,40 @@ impl PendingRun {
             .flatten()
             .filter(|c| matches!(c, Deferred::Spawn(_)))
             .count()
+    }
+}
+
+/// The model of `edit_exclusively`; `spawned` is the handle the backends' run spawned.
+fn run_edit_exclusively(
+    model: &mut Model,
+    spawned: Option<Entity>,
+) -> Result<Option<Entity>, String> {
+    let mut found: Vec<(Entity, u32)> = model
+        .rows
+        .iter()
+        .filter_map(|(e, row)| Some((*e, row[D0::SLOT]?)).filter(|_| row[T1::SLOT].is_some()))
+        .collect();
+    found.sort_unstable();
+    for &(entity, v) in &found {
+        if v % 3 == 0 {
+            model.remove(entity, T1::SLOT).expect("found with T1");
+        } else if v % 5 == 1 {
+            model.despawn(entity);
+        }
+    }
+    let expected = found.len() % 2 == 1;
+    match (expected, spawned) {
+        (false, None) => Ok(None),
+        (true, Some(entity)) => {
+            let mut row = [None; crate::components::ROW_LEN];
+            row[H0::SLOT] = Some(H0::make(found.len() as u32).value());
+            row[B1::SLOT] = Some(B1::make(7).value());
+            model.spawn(entity, row);
+            Ok(Some(entity))
+        }
+        (expected, got) => Err(format!(
+            "edit_exclusively: expected a spawn: {expected}, the backend spawned {got:?}"
+        )),
     }
 }
 
