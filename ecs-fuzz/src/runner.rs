@@ -92,7 +92,7 @@ pub fn run(ops: &[Op]) -> Result<(), Mismatch> {
     run_with(ops, Config::default())
 }
 
-/// [`run`] with the tolerances of `config`.
+/// [`run`] with the settings of `config`.
 ///
 /// # Errors
 /// As for [`run`].
