@@ -31,6 +31,7 @@ pub use fetch::{ColumnFetch, QueryData, ReadOnlyQueryData};
 pub use filter::{QueryFilter, With, Without};
 pub use iter::QueryIter;
 pub use par::BatchSize;
+pub(crate) use state::exactly_one;
 pub use state::QueryState;
 pub use view::QueryView;
 

@@ -4,6 +4,7 @@
 //! [`crate::resource`]; deferred commands in [`crate::commands`].
 
 mod by_id;
+mod entity_access;
 
 use std::any::{Any, TypeId};
 use std::fmt;

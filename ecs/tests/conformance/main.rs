@@ -4,6 +4,7 @@
 //! reference `VecStorage`, the sparse-set, archetype and hybrid backends, so a backend
 //! that diverges from the others fails by name.
 
+mod access;
 mod batches;
 mod components;
 mod contract;
@@ -46,4 +47,11 @@ backends! {
     unstored::queries_over_unstored_components => unstored_components,
     contract::storage_contract_holds_through_random_operations => storage_contract,
     unstored::runtime_components_in_every_history => runtime_component_histories,
+    access::get_many_mut_hands_out_disjoint_references => get_many_mut_disjoint,
+    access::get_many_mut_reports_each_error => get_many_mut_errors,
+    access::get_many_mut_tracked_records_writes_only => get_many_mut_tracked,
+    access::query_get_many_checks_matches_and_repeats => query_get_many,
+    access::system_query_get_many => system_query_get_many,
+    access::single_finds_exactly_one => single,
+    access::system_query_single => system_query_single,
 }

@@ -1,0 +1,357 @@
+//! Entity access: several entities at once, one entity through a handle, a query's only
+//! item, read-only queries through `&World`, and mutable views.
+
+use ecs_core::{
+    Changed, Component, EcsError, Entity, Query, Res, ResMut, Schedule, Storage, With, Without,
+    World,
+};
+
+use crate::components::{size, Tag, A, B, D};
+
+/// A change-tracked component.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Pos(i32);
+impl Component for Pos {
+    const TRACK_CHANGES: bool = true;
+}
+
+/// `n` entities with `A(i)`, spread over four layouts (with `B`, with `Tag`, with both, or
+/// alone), so requests cross tables and sparse sets.
+fn spread<S: Storage>(n: u32) -> (World<S>, Vec<Entity>) {
+    let mut world = World::<S>::new();
+    let entities = (0..n)
+        .map(|i| match i % 4 {
+            0 => world.spawn((A(i),)),
+            1 => world.spawn((A(i), B(i.to_string()))),
+            2 => world.spawn((Tag, A(i))),
+            _ => world.spawn((A(i), Tag, B(i.to_string()))),
+        })
+        .collect();
+    (world, entities)
+}
+
+fn missing_a(entity: Entity) -> impl Fn(&EcsError) -> bool {
+    move |err| {
+        matches!(err, EcsError::MissingComponent { entity: e, component }
+            if *e == entity && component.ends_with("::A"))
+    }
+}
+
+pub fn get_many_mut_hands_out_disjoint_references<S: Storage>() {
+    let n = size(64, 12) as u32;
+    let (mut world, e) = spread::<S>(n);
+    let picks = [e[n as usize - 1], e[0], e[5], e[2]];
+    let refs = world.get_many_mut::<A, 4>(picks).unwrap();
+    assert_eq!(
+        refs.iter().map(|a| a.0).collect::<Vec<_>>(),
+        [n - 1, 0, 5, 2]
+    );
+    for (k, a) in refs.into_iter().enumerate() {
+        a.0 += 1000 * (k as u32 + 1);
+    }
+    assert_eq!(world.get::<A>(picks[0]), Some(&A(n - 1 + 1000)));
+    assert_eq!(world.get::<A>(picks[3]), Some(&A(2 + 4000)));
+    assert_eq!(world.get::<A>(e[1]), Some(&A(1)), "untouched");
+    // Mixed with `get_mut` afterwards; an empty request is fine.
+    let [] = world.get_many_mut::<A, 0>([]).unwrap();
+    let [x, y] = world.get_many_mut::<A, 2>([e[3], e[4]]).unwrap();
+    std::mem::swap(x, y);
+    assert_eq!(
+        (world.get::<A>(e[3]), world.get::<A>(e[4])),
+        (Some(&A(4)), Some(&A(3)))
+    );
+    // More handles than the pairwise repeat check takes: the hash set path.
+    let many: [Entity; 20] = std::array::from_fn(|i| e[i % e.len()]);
+    if e.len() >= 20 {
+        let refs = world.get_many_mut::<A, 20>(many).unwrap();
+        assert_eq!(refs.len(), 20);
+    } else {
+        assert_eq!(
+            world.get_many_mut::<A, 20>(many).unwrap_err(),
+            EcsError::DuplicateEntity(e[0])
+        );
+    }
+}
+
+pub fn get_many_mut_reports_each_error<S: Storage>() {
+    let (mut world, e) = spread::<S>(8);
+    let bare = world.spawn((B("no A".into()),));
+    let stale = world.spawn((A(99),));
+    world.despawn(stale).unwrap();
+    // A repeated entity first, whatever else is wrong.
+    assert_eq!(
+        world.get_many_mut::<A, 3>([e[1], e[2], e[1]]).unwrap_err(),
+        EcsError::DuplicateEntity(e[1])
+    );
+    assert_eq!(
+        world
+            .get_many_mut::<A, 3>([stale, bare, stale])
+            .unwrap_err(),
+        EcsError::DuplicateEntity(stale)
+    );
+    // Then the first entity without a value, in order.
+    assert_eq!(
+        world.get_many_mut::<A, 3>([e[0], stale, bare]).unwrap_err(),
+        EcsError::NoSuchEntity(stale)
+    );
+    let err = world.get_many_mut::<A, 3>([e[0], bare, stale]).unwrap_err();
+    assert!(missing_a(bare)(&err), "{err}");
+    assert!(err.to_string().contains("has no component"), "{err}");
+    let dup = world.get_many_mut::<A, 2>([e[0], e[0]]).unwrap_err();
+    assert!(dup.to_string().contains("more than once"), "{dup}");
+    // A type the world never registered: every live entity lacks it.
+    let err = world.get_many_mut::<D, 1>([e[0]]).unwrap_err();
+    assert!(matches!(err, EcsError::MissingComponent { entity, .. } if entity == e[0]));
+    assert_eq!(
+        world.get_many_mut_tracked::<Pos, 1>([stale]).unwrap_err(),
+        EcsError::NoSuchEntity(stale)
+    );
+    // Nothing was changed by the failed requests.
+    assert_eq!(world.query::<&A>().map(|a| a.0).sum::<u32>(), (0..8).sum());
+}
+
+pub fn get_many_mut_tracked_records_writes_only<S: Storage>() {
+    let mut world = World::<S>::new();
+    let e: Vec<Entity> = (0..4).map(|i| world.spawn((Pos(i), A(i as u32)))).collect();
+    let mut changed = world.query_state::<Entity, Changed<Pos>>().unwrap();
+    assert_eq!(changed.iter(&world).count(), 4, "first run: every spawn");
+    let [mut p3, p1, mut p0] = world
+        .get_many_mut_tracked::<Pos, 3>([e[3], e[1], e[0]])
+        .unwrap();
+    p3.0 += p1.0; // a write to e3, a read of e1
+    p0.set_changed();
+    let mut seen: Vec<Entity> = changed.iter(&world).collect();
+    seen.sort();
+    assert_eq!(seen, vec![e[0], e[3]]);
+    assert_eq!(world.get::<Pos>(e[3]), Some(&Pos(4)));
+    // Untracked types go through it too, as plain references.
+    let [a2, a0] = world.get_many_mut_tracked::<A, 2>([e[2], e[0]]).unwrap();
+    assert_eq!((a2.0, a0.0), (2, 0));
+    assert_eq!(
+        world
+            .get_many_mut_tracked::<Pos, 2>([e[2], e[2]])
+            .unwrap_err(),
+        EcsError::DuplicateEntity(e[2])
+    );
+    assert_eq!(changed.iter(&world).count(), 0);
+}
+
+pub fn query_get_many_checks_matches_and_repeats<S: Storage>() {
+    let n = size(40, 12) as u32;
+    let (mut world, e) = spread::<S>(n);
+    let stale = world.spawn((A(7),));
+    world.despawn(stale).unwrap();
+    // e[1] and e[5] have B and no Tag; e[0] has no B; e[3] has a Tag.
+    let state = world
+        .query_state::<(Entity, &mut A, Option<&B>), Without<Tag>>()
+        .unwrap();
+    let [(e5, a5, b5), (e1, a1, b1)] = state.get_many_mut(&mut world, [e[5], e[1]]).unwrap();
+    assert_eq!((e5, e1), (e[5], e[1]));
+    assert_eq!(
+        (b5.map(|b| b.0.as_str()), b1.map(|b| b.0.as_str())),
+        (Some("5"), Some("1"))
+    );
+    std::mem::swap(&mut a5.0, &mut a1.0);
+    assert_eq!(world.get::<A>(e[1]), Some(&A(5)));
+    assert_eq!(
+        state
+            .get_many_mut(&mut world, [e[0], e[4], e[0]])
+            .unwrap_err(),
+        EcsError::DuplicateEntity(e[0])
+    );
+    assert_eq!(
+        state.get_many_mut(&mut world, [e[0], stale]).unwrap_err(),
+        EcsError::NoSuchEntity(stale)
+    );
+    let err = state
+        .get_many_mut(&mut world, [e[0], e[3], stale])
+        .unwrap_err();
+    assert!(
+        matches!(&err, EcsError::QueryMismatch { entity, query }
+            if *entity == e[3] && query.contains("Without<") && query.contains("Tag")),
+        "{err}"
+    );
+    assert!(err.to_string().contains("does not match query"), "{err}");
+    // Read-only: a repeated entity is fine.
+    let read = world.query_state::<&A, With<B>>().unwrap();
+    let [x, y, z] = read.get_many(&world, [e[1], e[5], e[1]]).unwrap();
+    assert_eq!((x.0, y.0, z.0), (5, 1, 5));
+    let err = read.get_many(&world, [e[1], e[0]]).unwrap_err();
+    assert!(matches!(err, EcsError::QueryMismatch { entity, .. } if entity == e[0]));
+    assert_eq!(
+        read.get_many(&world, [stale]).unwrap_err(),
+        EcsError::NoSuchEntity(stale)
+    );
+    // A query requiring nothing matches every live entity, and still rejects stale ones.
+    let everyone = world.query_state::<(Entity, Option<&mut A>), ()>().unwrap();
+    let bare = world.spawn(());
+    let [(x, none), (y, some)] = everyone.get_many_mut(&mut world, [bare, e[2]]).unwrap();
+    assert_eq!(
+        (x, y, none.is_none(), some.map(|a| a.0)),
+        (bare, e[2], true, Some(2))
+    );
+    assert_eq!(
+        everyone
+            .get_many_mut(&mut world, [bare, stale])
+            .unwrap_err(),
+        EcsError::NoSuchEntity(stale)
+    );
+}
+
+/// What a system saw, for the test to check after the schedule ran.
+#[derive(Default, Debug)]
+struct Seen {
+    pairs: Vec<(u32, u32)>,
+    errors: Vec<EcsError>,
+}
+
+fn swap_pair<S: Storage>(
+    mut q: Query<'_, '_, &mut A, (), S>,
+    pair: Res<[Entity; 2]>,
+    mut seen: ResMut<Seen>,
+) {
+    let [x, y] = *pair;
+    match q.get_many_mut([x, y]) {
+        Ok([a, b]) => std::mem::swap(a, b),
+        Err(err) => seen.errors.push(err),
+    }
+    if let Err(err) = q.get_many_mut([x, x]) {
+        seen.errors.push(err);
+    }
+    if let Ok([a, b]) = q.get_many_mut([y, x]) {
+        seen.pairs.push((a.0, b.0));
+    }
+}
+
+fn read_pair<S: Storage>(
+    q: Query<'_, '_, &A, With<B>, S>,
+    pair: Res<[Entity; 2]>,
+    mut seen: ResMut<Seen>,
+) {
+    let [x, y] = *pair;
+    match q.get_many([x, y, x]) {
+        Ok([a, b, c]) => seen.pairs.push((a.0 + c.0, b.0)),
+        Err(err) => seen.errors.push(err),
+    }
+}
+
+pub fn system_query_get_many<S: Storage>() {
+    let (mut world, e) = spread::<S>(8);
+    world.insert_resource([e[1], e[2]]);
+    world.insert_resource(Seen::default());
+    let mut schedule = Schedule::<S>::new();
+    schedule.add_system(swap_pair::<S>);
+    schedule.run(&mut world);
+    let seen = world.resource::<Seen>().unwrap();
+    assert_eq!(seen.errors, vec![EcsError::DuplicateEntity(e[1])]);
+    assert_eq!(
+        seen.pairs,
+        vec![(1, 2)],
+        "swapped, then read back as [y, x]"
+    );
+    world.insert_resource(Seen::default());
+    let mut reads = Schedule::<S>::new();
+    reads.add_system(read_pair::<S>);
+    reads.run(&mut world);
+    // e[2] has no B: the read-only request fails on it.
+    let seen = world.resource::<Seen>().unwrap();
+    assert!(matches!(seen.errors[..], [EcsError::QueryMismatch { entity, .. }] if entity == e[2]));
+    world.insert_resource([e[1], e[5]]);
+    world.insert_resource(Seen::default());
+    reads.run(&mut world);
+    assert_eq!(world.resource::<Seen>().unwrap().pairs, vec![(4, 5)]);
+}
+
+fn single_error(found: usize) -> impl Fn(&EcsError) -> bool {
+    move |err| matches!(err, EcsError::QuerySingle { found: f, .. } if *f == found)
+}
+
+pub fn single_finds_exactly_one<S: Storage>() {
+    let (mut world, _) = spread::<S>(size(20, 8) as u32);
+    // No match, one match, several: through the world, a kept state and a filter.
+    let none = world.query_single::<&D>().err().unwrap();
+    assert!(single_error(0)(&none), "{none}");
+    let text = none.to_string();
+    assert!(
+        text.contains("exactly one") && text.contains("found none"),
+        "{text}"
+    );
+    assert!(text.contains("::D"), "names the query: {text}");
+    let several = world.query_single::<&A>().err().unwrap();
+    assert!(single_error(2)(&several), "{several}");
+    assert!(several.to_string().contains("at least two"), "{several}");
+    let special = world.spawn((A(500), D([1, 2, 3])));
+    assert_eq!(world.query_single::<(Entity, &A, &D)>().unwrap().0, special);
+    world.query_single::<&mut A>().err().unwrap();
+    world.query_single_filtered::<&mut A, With<D>>().unwrap().0 += 1;
+    assert_eq!(world.get::<A>(special), Some(&A(501)));
+    let filtered = world
+        .query_single_filtered::<&A, (With<B>, With<Tag>)>()
+        .err()
+        .unwrap();
+    assert!(filtered.to_string().contains("filtered by"), "{filtered}");
+    let conflict = world.query_single::<(&mut A, &A)>().err().unwrap();
+    assert!(
+        matches!(conflict, EcsError::QueryConflict { .. }),
+        "{conflict}"
+    );
+    let mut state = world.query_state::<&D, ()>().unwrap();
+    assert_eq!(state.single(&world).unwrap(), &D([1, 2, 3]));
+    let mut writer = world.query_state::<&mut D, Without<Tag>>().unwrap();
+    writer.single_mut(&mut world).unwrap().0[0] = 9;
+    world.despawn(special).unwrap();
+    assert!(single_error(0)(&state.single(&world).unwrap_err()));
+    assert!(single_error(0)(&writer.single_mut(&mut world).unwrap_err()));
+    // Change filters: the single changed entity of this run.
+    let tracked: Vec<Entity> = (0..3).map(|i| world.spawn((Pos(i),))).collect();
+    let mut changed = world.query_state::<&Pos, Changed<Pos>>().unwrap();
+    assert!(
+        single_error(2)(&changed.single(&world).unwrap_err()),
+        "first run: all"
+    );
+    world.get_mut_tracked::<Pos>(tracked[1]).unwrap().0 = 10;
+    assert_eq!(changed.single(&world).unwrap(), &Pos(10));
+    assert!(single_error(0)(&changed.single(&world).unwrap_err()));
+}
+
+fn count_players<S: Storage>(
+    players: Query<'_, '_, &A, With<D>, S>,
+    mut names: Query<'_, '_, &mut B, Without<A>, S>,
+    mut seen: ResMut<Seen>,
+) {
+    match players.single() {
+        Ok(a) => seen.pairs.push((a.0, 0)),
+        Err(err) => seen.errors.push(err),
+    }
+    match names.single_mut() {
+        Ok(b) => b.0.push('!'),
+        Err(err) => seen.errors.push(err),
+    }
+}
+
+pub fn system_query_single<S: Storage>() {
+    let (mut world, _) = spread::<S>(8);
+    world.insert_resource(Seen::default());
+    let mut schedule = Schedule::<S>::new();
+    schedule.add_system(count_players::<S>);
+    schedule.run(&mut world);
+    let seen = world.resource::<Seen>().unwrap();
+    assert!(single_error(0)(&seen.errors[0]) && single_error(0)(&seen.errors[1]));
+    world.spawn((A(3), D([0; 3])));
+    let named = world.spawn((B("x".into()),));
+    world.spawn((A(4), B("y".into())));
+    world.insert_resource(Seen::default());
+    schedule.run(&mut world);
+    let seen = world.resource::<Seen>().unwrap();
+    assert_eq!(
+        (seen.pairs.as_slice(), seen.errors.len()),
+        (&[(3, 0)][..], 0)
+    );
+    assert_eq!(world.get::<B>(named).unwrap().0, "x!");
+    world.spawn((D([1; 3]), A(5)));
+    world.spawn((B("z".into()),));
+    world.insert_resource(Seen::default());
+    schedule.run(&mut world);
+    let seen = world.resource::<Seen>().unwrap();
+    assert!(single_error(2)(&seen.errors[0]) && single_error(2)(&seen.errors[1]));
+}
