@@ -60,7 +60,7 @@ pub use resource::{Res, ResMut, Resource};
 pub use schedule::{Schedule, SystemId};
 pub use storage::Storage;
 pub use system::{IntoSystem, Query, System};
-pub use world::World;
+pub use world::{EntityMut, EntityRef, World};
 
 /// The names most programs need: `use ecs_core::prelude::*;`.
 pub mod prelude {
@@ -75,5 +75,5 @@ pub mod prelude {
     pub use crate::schedule::{Schedule, SystemId};
     pub use crate::storage::Storage;
     pub use crate::system::{IntoSystem, Query, System};
-    pub use crate::world::World;
+    pub use crate::world::{EntityMut, EntityRef, World};
 }

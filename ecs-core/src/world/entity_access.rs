@@ -1,11 +1,11 @@
 //! Entity access as bevy and hecs users expect it: several entities' components at once
 //! ([`World::get_many_mut`]), one entity's components through a handle checked once
-//! ([`World::entity`], [`World::entity_mut`]), a query's only item ([`World::query_single`])
-//! and read-only queries through a shared world ([`World::query_ref`]).
+//! ([`World::entity`], [`World::entity_mut`]) and a query's only item
+//! ([`World::query_single`]).
 
 use std::ptr::NonNull;
 
-use super::World;
+use super::{EntityMut, EntityRef, World};
 use crate::change::{ChangeKind, Mut};
 use crate::component::Component;
 use crate::entity::Entity;
@@ -126,6 +126,60 @@ impl<S: Storage> World<S> {
         } else {
             EcsError::NoSuchEntity(entity)
         }
+    }
+
+    /// Shared access to one entity's components, the handle checked once (see
+    /// [`EntityRef`]).
+    ///
+    /// # Errors
+    /// [`EcsError::NoSuchEntity`] for a stale handle (or one reserved through
+    /// [`World::reserve_entity`] and not flushed yet).
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, EcsError, testing::VecStorage};
+    /// struct Pos(f32);
+    /// impl Component for Pos {}
+    /// struct Vel(f32);
+    /// impl Component for Vel {}
+    /// let mut world = World::<VecStorage>::new();
+    /// let e = world.spawn((Pos(1.0), Vel(2.0)));
+    /// let entity = world.entity(e).unwrap();
+    /// assert_eq!(entity.id(), e);
+    /// assert_eq!(entity.get::<Pos>().unwrap().0 + entity.get::<Vel>().unwrap().0, 3.0);
+    /// assert!(entity.contains::<Vel>());
+    /// world.despawn(e).unwrap();
+    /// assert_eq!(world.entity(e).err(), Some(EcsError::NoSuchEntity(e)));
+    /// ```
+    pub fn entity(&self, entity: Entity) -> Result<EntityRef<'_, S>, EcsError> {
+        EntityRef::new(self, entity)
+    }
+
+    /// Exclusive access to one entity: read and write its components, insert and remove
+    /// some, despawn it (see [`EntityMut`]). Flushes reserved entities first, as the other
+    /// structural operations do.
+    ///
+    /// # Errors
+    /// [`EcsError::NoSuchEntity`] for a stale handle.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, EcsError, testing::VecStorage};
+    /// #[derive(Debug, PartialEq)]
+    /// struct Hp(u32);
+    /// impl Component for Hp {}
+    /// struct Shield(u32);
+    /// impl Component for Shield {}
+    /// let mut world = World::<VecStorage>::new();
+    /// let e = world.spawn((Hp(5),));
+    /// let mut entity = world.entity_mut(e).unwrap();
+    /// entity.insert(Shield(3));
+    /// let absorbed = entity.get::<Shield>().unwrap().0;
+    /// entity.get_mut::<Hp>().unwrap().0 += absorbed;
+    /// assert_eq!(world.get::<Hp>(e), Some(&Hp(8)));
+    /// world.entity_mut(e).unwrap().despawn();
+    /// assert_eq!(world.entity_mut(e).err(), Some(EcsError::NoSuchEntity(e)));
+    /// ```
+    pub fn entity_mut(&mut self, entity: Entity) -> Result<EntityMut<'_, S>, EcsError> {
+        EntityMut::new(self, entity)
     }
 
     /// The item of the only entity matching `Q`, through the world's cached state (one run,

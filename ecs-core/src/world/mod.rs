@@ -5,6 +5,9 @@
 
 mod by_id;
 mod entity_access;
+mod entity_ref;
+
+pub use entity_ref::{EntityMut, EntityRef};
 
 use std::any::{Any, TypeId};
 use std::fmt;

@@ -6,7 +6,7 @@ use ecs_core::{
     World,
 };
 
-use crate::components::{size, Tag, A, B, D};
+use crate::components::{size, Ledger, Tag, Tracked, A, B, D};
 
 /// A change-tracked component.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -354,4 +354,126 @@ pub fn system_query_single<S: Storage>() {
     schedule.run(&mut world);
     let seen = world.resource::<Seen>().unwrap();
     assert!(single_error(2)(&seen.errors[0]) && single_error(2)(&seen.errors[1]));
+}
+
+pub fn entity_ref_reads_one_entity<S: Storage>() {
+    let n = size(24, 8) as u32;
+    let (mut world, e) = spread::<S>(n);
+    let bare = world.spawn(());
+    let stale = world.spawn((A(1),));
+    world.despawn(stale).unwrap();
+    let reused = world.spawn((A(77),));
+    for &entity in &e {
+        let view = world.entity(entity).unwrap();
+        assert_eq!(view.id(), entity);
+        assert_eq!(view.get::<A>(), world.get::<A>(entity));
+        assert_eq!(view.get::<B>(), world.get::<B>(entity));
+        assert_eq!(view.contains::<Tag>(), world.has::<Tag>(entity));
+        assert!(view.contains::<A>() && !view.contains::<D>());
+        assert_eq!(view.get::<D>(), None, "a type the world never registered");
+    }
+    // Several at once, beside `get`, and their references outlive the handles.
+    let (x, y) = (world.entity(e[1]).unwrap(), world.entity(e[2]).unwrap());
+    let copy = x;
+    let refs = (
+        x.get::<A>().unwrap(),
+        copy.get::<B>().unwrap(),
+        y.get::<A>().unwrap(),
+    );
+    let plain = world.get::<A>(e[1]).unwrap();
+    assert_eq!(
+        (refs.0, refs.1 .0.as_str(), refs.2, plain),
+        (&A(1), "1", &A(2), &A(1))
+    );
+    assert_eq!(format!("{x:?}"), format!("EntityRef({:?})", e[1]));
+    assert_eq!(x.world().len(), world.len());
+    // No components (rowless in the table backends).
+    let nothing = world.entity(bare).unwrap();
+    assert!(nothing.get::<A>().is_none() && !nothing.contains::<Tag>());
+    // Stale, reused and reserved handles.
+    assert_eq!(
+        world.entity(stale).unwrap_err(),
+        EcsError::NoSuchEntity(stale)
+    );
+    if reused.index() == stale.index() {
+        assert_ne!(reused, stale);
+    }
+    assert_eq!(world.entity(reused).unwrap().get::<A>(), Some(&A(77)));
+    let reserved = world.reserve_entity();
+    assert_eq!(
+        world.entity(reserved).unwrap_err(),
+        EcsError::NoSuchEntity(reserved)
+    );
+    world.flush();
+    assert!(world.entity(reserved).unwrap().get::<A>().is_none());
+}
+
+pub fn entity_mut_writes_and_restructures<S: Storage>() {
+    let (mut world, e) = spread::<S>(8);
+    let ledger = Ledger::new();
+    let stale = world.spawn((A(1),));
+    world.despawn(stale).unwrap();
+    assert_eq!(
+        world.entity_mut(stale).unwrap_err(),
+        EcsError::NoSuchEntity(stale)
+    );
+    let mut changed = world.query_state::<Entity, Changed<Pos>>().unwrap();
+    let mut added = world.query_state::<Entity, ecs_core::Added<Pos>>().unwrap();
+    changed.iter(&world).for_each(drop);
+    added.iter(&world).for_each(drop);
+
+    let mut handle = world.entity_mut(e[1]).unwrap();
+    assert_eq!(handle.id(), e[1]);
+    assert_eq!(format!("{handle:?}"), format!("EntityMut({:?})", e[1]));
+    handle.get_mut::<A>().unwrap().0 += 10;
+    handle.get_mut::<B>().unwrap().0.push('!');
+    assert!(handle.get_mut::<D>().is_none() && handle.get::<Tag>().is_none());
+    // Inserting moves the entity between tables; reads after it find the new place.
+    assert_eq!(handle.insert(D([1, 2, 3])), None);
+    assert_eq!(handle.insert(D([4, 5, 6])), Some(D([1, 2, 3])));
+    assert_eq!(handle.insert(ledger.make()).map(|t| t.id), None);
+    let old = handle.insert(ledger.make()).expect("replaced");
+    assert!(!ledger.is_dropped(old.id), "handed back, not dropped");
+    drop(old);
+    assert!(handle.contains::<D>() && handle.contains::<Tracked>());
+    assert_eq!(handle.remove::<B>().map(|b| b.0), Some("1!".to_string()));
+    assert_eq!(handle.remove::<B>().map(|b| b.0), None);
+    assert_eq!(handle.remove::<Pos>(), None, "never had one");
+    {
+        let read = handle.as_readonly();
+        assert_eq!(
+            (read.get::<A>(), read.get::<D>()),
+            (Some(&A(11)), Some(&D([4, 5, 6])))
+        );
+        assert!(read.get::<B>().is_none());
+    }
+    assert_eq!(handle.world().get::<A>(e[0]), Some(&A(0)));
+    // Change tracking: an insert is an addition, a write through the guard a change, a read
+    // through it nothing.
+    assert_eq!(handle.insert(Pos(1)), None);
+    assert_eq!(changed.iter(&world).collect::<Vec<_>>(), vec![e[1]]);
+    assert_eq!(added.iter(&world).collect::<Vec<_>>(), vec![e[1]]);
+    let mut handle = world.entity_mut(e[1]).unwrap();
+    assert_eq!(handle.get_mut_tracked::<Pos>().unwrap().0, 1);
+    assert_eq!(changed.iter(&world).count(), 0);
+    let mut handle = world.entity_mut(e[1]).unwrap();
+    handle.get_mut_tracked::<Pos>().unwrap().0 = 2;
+    handle.get_mut_tracked::<A>().unwrap().0 = 12; // untracked: a plain reference
+    assert_eq!(changed.iter(&world).collect::<Vec<_>>(), vec![e[1]]);
+    assert_eq!(added.iter(&world).count(), 0);
+    assert_eq!(world.get::<A>(e[1]), Some(&A(12)));
+    // Despawn drops what is left, once.
+    let kept = world.get::<Tracked>(e[1]).unwrap().id;
+    world.entity_mut(e[1]).unwrap().despawn();
+    assert!(!world.contains(e[1]) && ledger.is_dropped(kept));
+    ledger.assert_all_dropped();
+    assert_eq!(
+        world.entity_mut(e[1]).unwrap_err(),
+        EcsError::NoSuchEntity(e[1])
+    );
+    // A reserved entity is flushed first, so it can be given components at once.
+    let reserved = world.reserve_entity();
+    world.entity_mut(reserved).unwrap().insert(A(5));
+    assert_eq!(world.get::<A>(reserved), Some(&A(5)));
+    assert_eq!(world.query::<&A>().count(), 8);
 }

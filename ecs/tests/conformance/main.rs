@@ -54,4 +54,6 @@ backends! {
     access::system_query_get_many => system_query_get_many,
     access::single_finds_exactly_one => single,
     access::system_query_single => system_query_single,
+    access::entity_ref_reads_one_entity => entity_ref,
+    access::entity_mut_writes_and_restructures => entity_mut,
 }
