@@ -389,10 +389,24 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
     }
 
     /// [`QueryState::view`] for a query that may write: items are handed to a closure by
-    /// [`QueryView::with`], one at a time.
+    /// [`QueryView::with`], or lent by [`QueryView::get_mut`], one at a time.
     ///
     /// # Panics
     /// If `world` is not the world this state was created for.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, Entity, testing::VecStorage};
+    /// struct Hp(u32);
+    /// impl Component for Hp {}
+    /// let mut world = World::<VecStorage>::new();
+    /// let hurt: Vec<Entity> = (0..3).map(|_| world.spawn((Hp(1),))).collect();
+    /// let mut state = world.query_state::<&mut Hp, ()>().unwrap();
+    /// let mut view = state.view_mut(&mut world);
+    /// for &e in &hurt {
+    ///     view.get_mut(e).unwrap().0 += 1;
+    /// }
+    /// assert_eq!(view.with(hurt[0], |hp| hp.0), Some(2));
+    /// ```
     pub fn view_mut<'w>(&'w mut self, world: &'w mut World<S>) -> QueryView<'w, Q, F, S> {
         let view = world.view();
         self.check_world(view.id());

@@ -477,3 +477,59 @@ pub fn entity_mut_writes_and_restructures<S: Storage>() {
     assert_eq!(world.get::<A>(reserved), Some(&A(5)));
     assert_eq!(world.query::<&A>().count(), 8);
 }
+
+pub fn mutable_view_lends_one_item_at_a_time<S: Storage>() {
+    let n = size(40, 12) as u32;
+    let (mut world, e) = spread::<S>(n);
+    let stale = e[6];
+    world.despawn(stale).unwrap();
+    let bare = world.spawn(());
+    let mut state = world
+        .query_state::<(Entity, &mut A, Option<&mut B>), Without<Tag>>()
+        .unwrap();
+    let mut view = state.view_mut(&mut world);
+    let mut lent = Vec::new();
+    for &entity in e.iter().chain([&bare]) {
+        if let Some((id, a, b)) = view.get_mut(entity) {
+            assert_eq!(id, entity);
+            a.0 += 100;
+            if let Some(b) = b {
+                b.0.push('+');
+            }
+            lent.push(entity);
+        }
+        // What `with` answers agrees, and sees the write.
+        let again = view.with(entity, |(_, a, _)| a.0);
+        assert_eq!(again.is_some(), lent.last() == Some(&entity));
+    }
+    assert_eq!(view.get_mut(stale).map(|(id, ..)| id), None);
+    let expected: Vec<Entity> = e
+        .iter()
+        .copied()
+        .filter(|&x| x != stale && !world.has::<Tag>(x))
+        .collect();
+    assert_eq!(lent, expected);
+    for (i, &entity) in e.iter().enumerate().filter(|&(_, &x)| x != stale) {
+        let bumped = lent.contains(&entity);
+        assert_eq!(
+            world.get::<A>(entity).unwrap().0,
+            i as u32 + if bumped { 100 } else { 0 }
+        );
+        if let Some(b) = world.get::<B>(entity) {
+            assert_eq!(b.0.ends_with('+'), bumped);
+        }
+    }
+    // Tracked writes through a lent `Mut` are recorded; a read-only view lends too.
+    let tracked: Vec<Entity> = (0..3).map(|i| world.spawn((Pos(i),))).collect();
+    let mut changed = world.query_state::<Entity, Changed<Pos>>().unwrap();
+    changed.iter(&world).for_each(drop);
+    let mut writer = world.query_state::<ecs_core::Mut<Pos>, ()>().unwrap();
+    let mut view = writer.view_mut(&mut world);
+    view.get_mut(tracked[2]).unwrap().0 = 20;
+    assert_eq!(view.get_mut(tracked[0]).unwrap().0, 0, "read only");
+    assert_eq!(changed.iter(&world).collect::<Vec<_>>(), vec![tracked[2]]);
+    let mut reader = world.query_state::<&Pos, ()>().unwrap();
+    let mut view = reader.view(&world);
+    let kept = view.get(tracked[2]).unwrap();
+    assert_eq!((view.get_mut(tracked[2]), kept), (Some(&Pos(20)), &Pos(20)));
+}

@@ -56,4 +56,5 @@ backends! {
     access::system_query_single => system_query_single,
     access::entity_ref_reads_one_entity => entity_ref,
     access::entity_mut_writes_and_restructures => entity_mut,
+    access::mutable_view_lends_one_item_at_a_time => view_get_mut,
 }
