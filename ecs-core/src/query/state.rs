@@ -1,7 +1,9 @@
 //! [`QueryState`]: a query resolved against one world, kept across runs.
 
 use super::ReadOnlyQueryData;
-use super::{Access, FetchContext, QueryBuilder, QueryData, QueryFilter, QueryIter, QueryView};
+use super::{
+    Access, FetchContext, QueryBuilder, QueryData, QueryFilter, QueryIter, QueryPlan, QueryView,
+};
 use crate::change::ChangeRun;
 use crate::entity::Entity;
 use crate::error::EcsError;
@@ -42,9 +44,38 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
         let filter = F::init(&mut builder);
         let plan = builder.finish()?;
         world.ensure_change_logs(plan.access.components());
+        Ok(Self::from_plan(world.id(), plan, data, filter))
+    }
+
+    /// Resolves a read-only `Q` and `F` against `world` without registering anything (for
+    /// [`World::query_ref`]): a type the world never registered is named by the world's
+    /// stand-in that no entity holds ([`Unstored`](crate::component::Unstored)). `None` when
+    /// a required slot names such a type: no entity can match.
+    ///
+    /// No change log is created, so the state must never begin a run
+    /// ([`QueryState::begin_run`]): its change filters stay as on a first run, where every
+    /// entity with the component passes. Iterate it with [`QueryState::update_cache`] and
+    /// [`QueryState::iter_prepared`].
+    pub(crate) fn resolve(world: &World<S>) -> Option<Self>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        let mut builder = QueryBuilder::resolving(world.components());
+        let data = Q::init(&mut builder);
+        let filter = F::init(&mut builder);
+        let plan = builder
+            .finish()
+            .expect("a read-only query records no writes, so it cannot alias");
+        if plan.matches_nothing {
+            return None;
+        }
+        Some(Self::from_plan(world.id(), plan, data, filter))
+    }
+
+    fn from_plan(world: WorldId, plan: QueryPlan, data: Q::State, filter: F::State) -> Self {
         let check_alive = plan.descriptor.required().next().is_none();
-        Ok(QueryState {
-            world: world.id(),
+        QueryState {
+            world,
             check_alive,
             descriptor: plan.descriptor,
             access: plan.access,
@@ -52,7 +83,7 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
             filter,
             cache: S::QueryCache::default(),
             changes: ChangeRun::new(&plan.change_slots),
-        })
+        }
     }
 
     /// The components the query reads, writes and watches.
@@ -131,10 +162,24 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
         self.changes.begin::<F, S>(&self.filter, world);
     }
 
+    /// Brings the backend's cache up to date for `world`, without starting a run (the
+    /// change cursors stay where they are).
+    ///
+    /// # Panics
+    /// If `world` is not the world this state was created for.
+    #[inline]
+    pub(crate) fn update_cache(&mut self, world: WorldView<'_, S>) {
+        self.check_world(world.id());
+        world
+            .storage()
+            .update_query_cache(&mut self.cache, &self.descriptor, world.components());
+    }
+
     /// Iterates the run prepared by the last [`QueryState::begin_run`].
     ///
     /// # Safety
-    /// As for [`QueryState::iter_unchecked`]; `world` has not been mutated since the run began,
+    /// As for [`QueryState::iter_unchecked`]; `world` has not been mutated since the run began
+    /// (for a state that never runs, [`QueryState::resolve`]'s, since its cache was updated),
     /// and no other iterator of this state that yields writable items is alive.
     #[inline]
     pub(crate) unsafe fn iter_prepared<'w>(

@@ -1,7 +1,7 @@
 //! Entity access as bevy and hecs users expect it: several entities' components at once
 //! ([`World::get_many_mut`]), one entity's components through a handle checked once
-//! ([`World::entity`], [`World::entity_mut`]) and a query's only item
-//! ([`World::query_single`]).
+//! ([`World::entity`], [`World::entity_mut`]), a query's only item ([`World::query_single`])
+//! and read-only queries through a shared world ([`World::query_ref`]).
 
 use std::ptr::NonNull;
 
@@ -10,7 +10,9 @@ use crate::change::{ChangeKind, Mut};
 use crate::component::Component;
 use crate::entity::Entity;
 use crate::error::EcsError;
-use crate::query::{assert_untracked, exactly_one, QueryData, QueryFilter};
+use crate::query::{
+    assert_untracked, exactly_one, QueryData, QueryFilter, QueryRefIter, ReadOnlyQueryData,
+};
 use crate::storage::Storage;
 
 impl<S: Storage> World<S> {
@@ -229,5 +231,66 @@ impl<S: Storage> World<S> {
     ) -> Result<Q::Item<'_>, EcsError> {
         let index = self.query_index::<Q, F>()?;
         exactly_one::<Q, F, _>(self.query_at::<Q, F>(index))
+    }
+
+    /// Iterates a read-only query through a shared world, so it can sit beside
+    /// [`World::get`], [`World::entity`] and other `query_ref`s (nested ones included).
+    ///
+    /// Unlike [`World::query`], which keeps each query type's state in the world (and so
+    /// takes `&mut self`), this builds the query's state for the call and the iterator owns
+    /// it: nothing is registered or cached, each call resolves the component types and
+    /// matches the storage's tables afresh. For a query run every frame, prefer
+    /// [`World::query`] or a kept [`QueryState`](crate::QueryState).
+    ///
+    /// * A component type the world never registered was never stored: a query requiring it
+    ///   yields nothing, and in `Option<&T>` or `Without<T>` it is absent everywhere.
+    /// * [`Changed<T>`](crate::Changed) and [`Added<T>`](crate::Added) pass every entity that
+    ///   has a `T`, as on a query's first run: a state made for one call has no earlier run
+    ///   to compare with. Keep a `QueryState` to see changes.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// struct Pos(f32);
+    /// impl Component for Pos {}
+    /// struct Target(ecs_core::Entity);
+    /// impl Component for Target {}
+    /// let mut world = World::<VecStorage>::new();
+    /// let goal = world.spawn((Pos(10.0),));
+    /// world.spawn((Pos(4.0), Target(goal)));
+    /// world.spawn((Pos(7.0), Target(goal)));
+    /// // A query and look-ups through the same shared borrow:
+    /// let gaps: Vec<f32> = world
+    ///     .query_ref::<(&Pos, &Target)>()
+    ///     .map(|(pos, target)| world.get::<Pos>(target.0).unwrap().0 - pos.0)
+    ///     .collect();
+    /// assert_eq!(gaps, vec![6.0, 3.0]);
+    /// ```
+    pub fn query_ref<Q: ReadOnlyQueryData + 'static>(&self) -> QueryRefIter<'_, Q, (), S> {
+        QueryRefIter::new(self)
+    }
+
+    /// [`World::query_ref`] with a filter `F`.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, Entity, With, Without, testing::VecStorage};
+    /// struct Hp(u32);
+    /// impl Component for Hp {}
+    /// struct Dead;
+    /// impl Component for Dead {}
+    /// struct Frozen; // never used: not even registered
+    /// impl Component for Frozen {}
+    /// let mut world = World::<VecStorage>::new();
+    /// world.spawn((Hp(3),));
+    /// world.spawn((Hp(0), Dead));
+    /// let world = &world; // shared from here on
+    /// assert_eq!(world.query_filtered_ref::<&Hp, Without<Dead>>().count(), 1);
+    /// assert_eq!(world.query_filtered_ref::<Entity, Without<Frozen>>().count(), 2);
+    /// assert_eq!(world.query_filtered_ref::<Entity, With<Frozen>>().count(), 0);
+    /// assert_eq!(world.component_id::<Frozen>(), None);
+    /// ```
+    pub fn query_filtered_ref<Q: ReadOnlyQueryData + 'static, F: QueryFilter + 'static>(
+        &self,
+    ) -> QueryRefIter<'_, Q, F, S> {
+        QueryRefIter::new(self)
     }
 }

@@ -1,9 +1,11 @@
 //! Entity access: several entities at once, one entity through a handle, a query's only
 //! item, read-only queries through `&World`, and mutable views.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use ecs_core::{
-    Changed, Component, EcsError, Entity, Query, Res, ResMut, Schedule, Storage, With, Without,
-    World,
+    Added, Changed, Component, ComponentId, EcsError, Entity, Or, Query, Res, ResMut, Schedule,
+    Storage, StorageKind, With, Without, World,
 };
 
 use crate::components::{size, Ledger, Tag, Tracked, A, B, D};
@@ -418,7 +420,7 @@ pub fn entity_mut_writes_and_restructures<S: Storage>() {
         EcsError::NoSuchEntity(stale)
     );
     let mut changed = world.query_state::<Entity, Changed<Pos>>().unwrap();
-    let mut added = world.query_state::<Entity, ecs_core::Added<Pos>>().unwrap();
+    let mut added = world.query_state::<Entity, Added<Pos>>().unwrap();
     changed.iter(&world).for_each(drop);
     added.iter(&world).for_each(drop);
 
@@ -532,4 +534,198 @@ pub fn mutable_view_lends_one_item_at_a_time<S: Storage>() {
     let mut view = reader.view(&world);
     let kept = view.get(tracked[2]).unwrap();
     assert_eq!((view.get_mut(tracked[2]), kept), (Some(&Pos(20)), &Pos(20)));
+}
+
+/// Component types the test worlds never register (one per storage kind, one tracked).
+struct Never(#[allow(dead_code)] u64);
+impl Component for Never {}
+struct NeverSparse(#[allow(dead_code)] u64);
+impl Component for NeverSparse {
+    const STORAGE: StorageKind = StorageKind::Sparse;
+}
+struct NeverTracked;
+impl Component for NeverTracked {
+    const TRACK_CHANGES: bool = true;
+}
+
+/// The entities a query yields, sorted (backends order them differently).
+fn sorted(mut entities: Vec<Entity>) -> Vec<Entity> {
+    entities.sort();
+    entities
+}
+
+pub fn query_ref_agrees_with_query<S: Storage>() {
+    let n = size(40, 12) as u32;
+    let (mut world, e) = spread::<S>(n);
+    world.despawn(e[2]).unwrap();
+    let bare = world.spawn(());
+    let shared = &world;
+    let rows: Vec<(Entity, u32, Option<String>)> = shared
+        .query_ref::<(Entity, &A, Option<&B>)>()
+        .map(|(id, a, b)| (id, a.0, b.map(|b| b.0.clone())))
+        .collect();
+    let with_b = sorted(shared.query_filtered_ref::<Entity, With<B>>().collect());
+    let without_tag = sorted(
+        shared
+            .query_filtered_ref::<Entity, Without<Tag>>()
+            .collect(),
+    );
+    let either = sorted(
+        shared
+            .query_filtered_ref::<Entity, (Or<(With<B>, With<Tag>)>, With<A>)>()
+            .collect(),
+    );
+    let everyone = sorted(shared.query_ref::<Entity>().collect());
+    let mut expected: Vec<(Entity, u32, Option<String>)> = world
+        .query::<(Entity, &A, Option<&B>)>()
+        .map(|(id, a, b)| (id, a.0, b.map(|b| b.0.clone())))
+        .collect();
+    let mut rows = rows;
+    rows.sort();
+    expected.sort();
+    assert_eq!(rows, expected);
+    assert_eq!(
+        with_b,
+        sorted(world.query_filtered::<Entity, With<B>>().collect())
+    );
+    assert_eq!(
+        without_tag,
+        sorted(world.query_filtered::<Entity, Without<Tag>>().collect())
+    );
+    let or = sorted(
+        world
+            .query_filtered::<Entity, Or<(With<B>, With<Tag>)>>()
+            .collect(),
+    );
+    assert_eq!(either, or);
+    assert!(everyone.contains(&bare) && !everyone.contains(&e[2]));
+    assert_eq!(everyone.len(), world.len());
+    // `for_each` (the fold path) and `next` agree; a partly consumed run is dropped.
+    let mut folded = 0;
+    world.query_ref::<&A>().for_each(|a| folded += a.0);
+    let stepped: u32 = world.query_ref::<&A>().by_ref().map(|a| a.0).sum();
+    assert_eq!(folded, stepped);
+    let mut partial = world.query_ref::<(Entity, &A)>();
+    assert!(partial.next().is_some());
+    drop(partial);
+    // Items outlive the iterator that yielded them (they borrow the world, not the state).
+    let kept: Vec<&A> = world.query_ref::<&A>().collect();
+    assert_eq!(kept.iter().map(|a| a.0).sum::<u32>(), folded);
+    // In parallel.
+    let sum = AtomicU64::new(0);
+    world.query_ref::<&A>().par_for_each(|a| {
+        sum.fetch_add(u64::from(a.0), Ordering::Relaxed);
+    });
+    assert_eq!(sum.load(Ordering::Relaxed), u64::from(folded));
+    let empty = World::<S>::new();
+    assert_eq!(empty.query_ref::<(Entity, Option<&A>)>().count(), 0);
+}
+
+pub fn query_ref_beside_other_reads<S: Storage>() {
+    let n = size(16, 6) as u32;
+    let (world, e) = spread::<S>(n);
+    let world = &world;
+    let view = world.entity(e[1]).unwrap();
+    let mut pairs = 0;
+    for (x, a) in world.query_ref::<(Entity, &A)>() {
+        // Nested runs of the same query, look-ups and an entity handle, all shared.
+        for (y, b) in world.query_ref::<(Entity, &A)>() {
+            if x < y {
+                pairs += 1;
+                assert_ne!(a.0, b.0);
+            }
+        }
+        assert_eq!(world.get::<A>(x), Some(a));
+        assert_eq!(view.get::<A>(), Some(&A(1)));
+    }
+    assert_eq!(pairs, n * (n - 1) / 2);
+}
+
+pub fn query_ref_registers_nothing<S: Storage>() {
+    let (world, e) = spread::<S>(size(12, 6) as u32);
+    let registered = world.components().len();
+    let all = sorted(world.query_ref::<Entity>().collect());
+    // Required: nothing matches, wherever the type would be stored.
+    assert_eq!(world.query_ref::<&Never>().count(), 0);
+    assert_eq!(world.query_ref::<(Entity, &NeverSparse)>().count(), 0);
+    assert_eq!(world.query_filtered_ref::<&A, With<Never>>().count(), 0);
+    assert_eq!(
+        world
+            .query_filtered_ref::<&A, Changed<NeverTracked>>()
+            .count(),
+        0
+    );
+    assert_eq!(
+        world
+            .query_filtered_ref::<&A, Added<NeverTracked>>()
+            .count(),
+        0
+    );
+    // Optional, excluded, or one alternative of an `Or`: absent everywhere.
+    let options: Vec<(Entity, bool, bool)> = world
+        .query_ref::<(Entity, Option<&Never>, Option<&NeverSparse>)>()
+        .map(|(id, x, y)| (id, x.is_some(), y.is_some()))
+        .collect();
+    assert_eq!(options.len(), all.len());
+    assert!(options.iter().all(|&(_, x, y)| !x && !y));
+    assert_eq!(
+        sorted(
+            world
+                .query_filtered_ref::<Entity, (Without<Never>, Without<NeverSparse>)>()
+                .collect()
+        ),
+        all
+    );
+    let b_or_never = world.query_filtered_ref::<Entity, Or<(With<Never>, With<B>)>>();
+    let with_b = sorted(world.query_filtered_ref::<Entity, With<B>>().collect());
+    assert_eq!(sorted(b_or_never.collect()), with_b);
+    let changed_or_b = world.query_filtered_ref::<Entity, Or<(Changed<NeverTracked>, With<B>)>>();
+    assert_eq!(sorted(changed_or_b.collect()), with_b);
+    // Nothing was registered, and the stand-in for the unknown types is no value's type.
+    assert_eq!(world.components().len(), registered);
+    assert_eq!(world.component_id::<Never>(), None);
+    assert_eq!(world.component_id::<NeverTracked>(), None);
+    let stand_in = world.component_info(ComponentId::new(0)).unwrap();
+    assert!(stand_in.type_id().is_some() && stand_in.layout().size() == 0);
+    let mut world = world;
+    assert!(matches!(
+        world.insert_bytes(e[0], ComponentId::new(0), &[]),
+        Err(EcsError::NotPlainData(_))
+    ));
+    // Registered (by a kept state) but never stored: the same answers.
+    let mut state = world.query_state::<(&Never, &NeverSparse), ()>().unwrap();
+    assert_eq!(state.iter(&world).count(), 0);
+    assert_eq!(world.query_ref::<&Never>().count(), 0);
+    assert_eq!(
+        world.query_ref::<(Entity, Option<&NeverSparse>)>().count(),
+        all.len()
+    );
+    assert_eq!(
+        world.query_filtered_ref::<Entity, Without<Never>>().count(),
+        all.len()
+    );
+}
+
+pub fn query_ref_change_filters_see_a_first_run<S: Storage>() {
+    let mut world = World::<S>::new();
+    let e: Vec<Entity> = (0..4).map(|i| world.spawn((Pos(i), A(i as u32)))).collect();
+    world.spawn((A(9),));
+    let mut changed = world.query_state::<Entity, Changed<Pos>>().unwrap();
+    changed.iter(&world).for_each(drop);
+    world.get_mut_tracked::<Pos>(e[1]).unwrap().0 = 10;
+    // A state made for the call has no earlier run: every entity with a Pos passes, every
+    // time, and the kept state's window is not disturbed.
+    for _ in 0..2 {
+        let seen = sorted(world.query_filtered_ref::<Entity, Changed<Pos>>().collect());
+        assert_eq!(seen, e);
+        let added = world
+            .query_filtered_ref::<&Pos, (Added<Pos>, With<A>)>()
+            .count();
+        assert_eq!(added, e.len());
+    }
+    assert_eq!(changed.iter(&world).collect::<Vec<_>>(), vec![e[1]]);
+    assert_eq!(
+        world.query_filtered_ref::<Entity, Changed<Pos>>().count(),
+        e.len()
+    );
 }

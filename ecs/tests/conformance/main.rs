@@ -57,4 +57,8 @@ backends! {
     access::entity_ref_reads_one_entity => entity_ref,
     access::entity_mut_writes_and_restructures => entity_mut,
     access::mutable_view_lends_one_item_at_a_time => view_get_mut,
+    access::query_ref_agrees_with_query => query_ref_agrees,
+    access::query_ref_beside_other_reads => query_ref_beside_reads,
+    access::query_ref_registers_nothing => query_ref_registers_nothing,
+    access::query_ref_change_filters_see_a_first_run => query_ref_change_filters,
 }
