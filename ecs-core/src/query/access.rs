@@ -93,8 +93,9 @@ pub struct QueryPlan {
     pub access: Access,
     /// The change filters, in the order their `change_slot` indices refer to.
     pub change_slots: Vec<(ComponentId, ChangeKind)>,
-    /// Whether a required slot names a type the registry does not know (only a resolving
-    /// builder, [`QueryBuilder::resolving`], finds one): no entity can match.
+    /// Whether a required slot names a type the registry does not know (only a builder that
+    /// registers nothing, for [`World::query_ref`](crate::World::query_ref), finds one): no
+    /// entity can match.
     pub matches_nothing: bool,
 }
 

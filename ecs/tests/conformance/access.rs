@@ -62,6 +62,9 @@ pub fn get_many_mut_hands_out_disjoint_references<S: Storage>() {
         (world.get::<A>(e[3]), world.get::<A>(e[4])),
         (Some(&A(4)), Some(&A(3)))
     );
+    // Zero-sized values: distinct entities, references that may share an address.
+    let [t2, t3] = world.get_many_mut::<Tag, 2>([e[2], e[3]]).unwrap();
+    assert_eq!((*t2, *t3), (Tag, Tag));
     // More handles than the pairwise repeat check takes: the hash set path.
     let many: [Entity; 20] = std::array::from_fn(|i| e[i % e.len()]);
     if e.len() >= 20 {
