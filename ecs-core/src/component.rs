@@ -59,7 +59,8 @@ pub trait Component: Send + Sync + 'static {
 pub struct ComponentId(u32);
 
 impl ComponentId {
-    /// Builds an id from its index (ids are handed out densely from 0).
+    /// Builds an id from its index (ids are handed out densely from 0; a world's id 0 is a
+    /// private stand-in no entity holds, its own components start at 1).
     #[inline]
     pub const fn new(index: u32) -> ComponentId {
         ComponentId(index)
@@ -367,6 +368,38 @@ impl Components {
     /// All registered components, by id.
     pub fn iter(&self) -> impl Iterator<Item = &ComponentInfo> {
         self.infos.iter()
+    }
+}
+
+/// A type with no values (it has no variants), registered first in every world's registry
+/// at [`UNSTORED`]: since no value of it can exist, no entity ever holds one.
+///
+/// A query state built through a shared world ([`World::query_ref`](crate::World::query_ref))
+/// cannot register the component types it names; it names this one instead of each type the
+/// world never registered. A type never registered was never stored either, so in an
+/// optional or excluded slot the stand-in answers exactly as the real type would (absent
+/// everywhere); a required slot of such a type matches nothing, and the state does not run
+/// at all. It is registered as a Rust type, so neither the by-bytes API (plain data only)
+/// nor `insert_by_id` (a valid value of the type) can store one.
+pub(crate) enum Unstored {}
+
+/// The id of [`Unstored`] in every world's registry.
+pub(crate) const UNSTORED: ComponentId = ComponentId(0);
+
+impl Components {
+    /// A world's registry: [`Unstored`] at [`UNSTORED`], nothing else. It is not entered in
+    /// the type maps (nothing looks it up by type), so it takes no fast slot from a real type.
+    pub(crate) fn with_unstored() -> Components {
+        let mut components = Components::default();
+        let id = components.push(ComponentDescriptor {
+            name: Cow::Borrowed(type_name::<Unstored>()),
+            layout: Layout::new::<Unstored>(),
+            drop: None,
+            storage: StorageKind::Table,
+        });
+        components.infos[id.index()].type_id = Some(TypeId::of::<Unstored>());
+        debug_assert_eq!(id, UNSTORED);
+        components
     }
 }
 

@@ -63,6 +63,26 @@ impl Entity {
     pub const fn from_bits(bits: u64) -> Option<Entity> {
         Entity::new(bits as u32, (bits >> 32) as u32)
     }
+
+    /// The first handle of `entities` equal to an earlier one, if any: what requests for
+    /// several mutable items at once check before handing any out.
+    ///
+    /// Pairwise for a few handles (no allocation); through a hash set beyond
+    /// [`Entity::PAIRWISE_REPEATS`], so a long request stays linear.
+    pub(crate) fn first_repeated(entities: &[Entity]) -> Option<Entity> {
+        if entities.len() <= Self::PAIRWISE_REPEATS {
+            return entities
+                .iter()
+                .enumerate()
+                .find(|&(i, e)| entities[..i].contains(e))
+                .map(|(_, &e)| e);
+        }
+        let mut seen = std::collections::HashSet::with_capacity(entities.len());
+        entities.iter().copied().find(|&e| !seen.insert(e))
+    }
+
+    /// Up to this many handles, [`Entity::first_repeated`] compares every pair.
+    const PAIRWISE_REPEATS: usize = 16;
 }
 
 impl fmt::Debug for Entity {
@@ -96,6 +116,28 @@ mod tests {
         );
         assert!(!Entity::same_run(&run, &run[..2]), "length");
         assert!(Entity::same_run(&[], &[]));
+    }
+
+    #[test]
+    fn first_repeated_names_the_first_handle_seen_before() {
+        let e = |i| Entity::new(i, 1).unwrap();
+        assert_eq!(Entity::first_repeated(&[]), None);
+        assert_eq!(Entity::first_repeated(&[e(1), e(2), e(3)]), None);
+        assert_eq!(
+            Entity::first_repeated(&[e(1), e(2), e(2), e(1)]),
+            Some(e(2))
+        );
+        // Same index, other generation: a different handle.
+        assert_eq!(
+            Entity::first_repeated(&[e(1), Entity::new(1, 2).unwrap()]),
+            None
+        );
+        // Beyond the pairwise limit: the hash set answers the same way.
+        let mut long: Vec<Entity> = (0..40).map(e).collect();
+        assert_eq!(Entity::first_repeated(&long), None);
+        long.push(e(30));
+        long.push(e(5));
+        assert_eq!(Entity::first_repeated(&long), Some(e(30)));
     }
 
     #[test]

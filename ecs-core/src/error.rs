@@ -55,6 +55,29 @@ pub enum EcsError {
         /// What conflicts.
         reason: String,
     },
+    /// One entity was named twice in a request for several mutable items at once
+    /// ([`World::get_many_mut`](crate::World::get_many_mut),
+    /// [`QueryState::get_many_mut`](crate::QueryState::get_many_mut)): the two items would be
+    /// two `&mut` to the same value.
+    DuplicateEntity(Entity),
+    /// The entity is live but does not match the query: it lacks a component the query
+    /// requires, or fails its filter.
+    QueryMismatch {
+        /// The entity asked about.
+        entity: Entity,
+        /// The query's type (and filter, if it has one).
+        query: String,
+    },
+    /// A query expected to match exactly one entity ([`World::query_single`](
+    /// crate::World::query_single), [`QueryState::single`](crate::QueryState::single))
+    /// matched none or several.
+    QuerySingle {
+        /// How many entities matched: `0`, or `2` for "at least two" (the search stops at
+        /// the second).
+        found: usize,
+        /// The query's type (and filter, if it has one).
+        query: String,
+    },
     /// A system needs a resource the world does not hold (`Res<R>`, `ResMut<R>`, an event
     /// reader or writer of events never added).
     MissingResource {
@@ -109,6 +132,18 @@ impl fmt::Display for EcsError {
             EcsError::Group { reason } => write!(f, "cannot make the group: {reason}"),
             EcsError::SystemConflict { system, reason } => {
                 write!(f, "system {system} cannot run: {reason}")
+            }
+            EcsError::DuplicateEntity(e) => write!(
+                f,
+                "entity {e:?} is named more than once in a request for mutable access (the two items would alias)"
+            ),
+            EcsError::QueryMismatch { entity, query } => write!(
+                f,
+                "entity {entity:?} does not match query {query} (it lacks a required component or fails the filter)"
+            ),
+            EcsError::QuerySingle { found, query } => {
+                let found = if *found == 0 { "none" } else { "at least two" };
+                write!(f, "expected exactly one entity matching query {query}, found {found}")
             }
             EcsError::MissingResource { system, resource } => write!(
                 f,

@@ -67,7 +67,7 @@ pub use resource::{Res, ResMut, Resource};
 pub use schedule::{Schedule, SystemId, Target};
 pub use storage::Storage;
 pub use system::{IntoSystem, Local, ParamSet, Query, System};
-pub use world::World;
+pub use world::{EntityMut, EntityRef, World};
 
 /// The names most programs need: `use ecs_core::prelude::*;`.
 pub mod prelude {
@@ -83,6 +83,6 @@ pub mod prelude {
     pub use crate::schedule::{Schedule, SystemId, Target};
     pub use crate::storage::Storage;
     pub use crate::system::{IntoSystem, Local, ParamSet, Query, System};
-    pub use crate::world::World;
+    pub use crate::world::{EntityMut, EntityRef, World};
     pub use ecs_derive::{Bundle, Component};
 }

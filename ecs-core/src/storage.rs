@@ -200,7 +200,9 @@ impl QueryDescriptor {
 ///   [`BlobVec`](crate::blob::BlobVec)), not in memory covered by a `&self` borrow, and stay
 ///   put until the next `&mut self` call: every pointer handed out through `&self` (by
 ///   `get_ptr`, places, chunks and their look-ups) is valid for the whole borrow, also after
-///   the chunk or iterator that gave it is dropped. Callers write through these pointers
+///   the chunk or iterator that gave it, or the query cache it was read through, is dropped
+///   (a cache holds no values: [`World::query_ref`](crate::World::query_ref) drops its state
+///   while the items live on). Callers write through these pointers
 ///   while holding the storage exclusively, or while holding it shared with the right to the
 ///   values they write (systems, `par_for_each`); the `&self` methods never read or write
 ///   component values, only the storage's own bookkeeping, so they may run on other threads

@@ -78,6 +78,12 @@ pub type QueryState<Q, F = ()> = ecs_core::QueryState<Q, F, Backend>;
 /// A query as a system parameter on the selected backend (see [`ecs_core::Query`]).
 pub type Query<'w, 's, Q, F = ()> = ecs_core::Query<'w, 's, Q, F, Backend>;
 
+/// Shared access to one entity on the selected backend (see [`ecs_core::EntityRef`]).
+pub type EntityRef<'w> = ecs_core::EntityRef<'w, Backend>;
+
+/// Exclusive access to one entity on the selected backend (see [`ecs_core::EntityMut`]).
+pub type EntityMut<'w> = ecs_core::EntityMut<'w, Backend>;
+
 /// A schedule of systems on the selected backend (see [`ecs_core::Schedule`]).
 pub type Schedule = ecs_core::Schedule<Backend>;
 
@@ -101,7 +107,7 @@ pub use ecs_derive::{FacadeBundle as Bundle, FacadeComponent as Component};
 
 /// `use ecs::prelude::*;` brings the world, components, queries and filters into scope.
 pub mod prelude {
-    pub use crate::{Backend, QueryState, World, BACKEND};
+    pub use crate::{Backend, EntityMut, EntityRef, QueryState, World, BACKEND};
     pub use crate::{Bundle, Component};
     pub use crate::{ParamSet, Query, Schedule};
     pub use ecs_core::{

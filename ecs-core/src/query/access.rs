@@ -1,7 +1,7 @@
 //! What a query reads and writes, and the builder that records it.
 
 use crate::change::ChangeKind;
-use crate::component::{ComponentId, Components};
+use crate::component::{Component, ComponentId, Components, UNSTORED};
 use crate::error::EcsError;
 use crate::storage::{QueryDescriptor, SlotRole};
 
@@ -120,35 +120,93 @@ pub struct QueryPlan {
     pub access: Access,
     /// The change filters, in the order their `change_slot` indices refer to.
     pub change_slots: Vec<(ComponentId, ChangeKind)>,
+    /// Whether a required slot names a type the registry does not know (only a builder that
+    /// registers nothing, for [`World::query_ref`](crate::World::query_ref), finds one): no
+    /// entity can match.
+    pub matches_nothing: bool,
 }
 
 /// Collects a query's slots and access while its parts are initialised.
 pub struct QueryBuilder<'c> {
-    components: &'c mut Components,
+    registry: Registry<'c>,
     descriptor: QueryDescriptor,
     access: Access,
     change_slots: Vec<(ComponentId, ChangeKind)>,
     /// Depth of `Or` filters being initialised: inside one, slots cannot constrain matching.
     any_depth: usize,
     conflict: Option<EcsError>,
+    /// A required slot named [`UNSTORED`] (see [`QueryPlan::matches_nothing`]).
+    matches_nothing: bool,
+}
+
+/// How a builder turns component types into ids.
+enum Registry<'c> {
+    /// Registers types on first use (a query state built with `&mut World`).
+    Registering(&'c mut Components),
+    /// Looks types up, naming [`UNSTORED`] for one never registered (a state built through
+    /// `&World`, see [`Unstored`](crate::component::Unstored)).
+    Resolving(&'c Components),
 }
 
 impl<'c> QueryBuilder<'c> {
     /// A builder registering components in `components`.
     pub fn new(components: &'c mut Components) -> QueryBuilder<'c> {
+        QueryBuilder::with(Registry::Registering(components))
+    }
+
+    /// A builder that registers nothing: a type `components` does not know gets the id of
+    /// the world's stand-in no entity holds ([`Unstored`](crate::component::Unstored)), and
+    /// a required slot of one makes the plan match nothing. `components` must be a world's
+    /// registry (made with the stand-in at [`UNSTORED`]).
+    pub(crate) fn resolving(components: &'c Components) -> QueryBuilder<'c> {
+        QueryBuilder::with(Registry::Resolving(components))
+    }
+
+    fn with(registry: Registry<'c>) -> QueryBuilder<'c> {
         QueryBuilder {
-            components,
+            registry,
             descriptor: QueryDescriptor::default(),
             access: Access::default(),
             change_slots: Vec::new(),
             any_depth: 0,
             conflict: None,
+            matches_nothing: false,
         }
     }
 
-    /// The registry (to register the query's component types).
+    /// The id of `T` for this query: registered on first use, or, in a builder that
+    /// registers nothing ([`World::query_ref`](crate::World::query_ref)), looked up, with a
+    /// stand-in no entity holds for a type the world never registered. Query parts name
+    /// their component types through this.
+    pub fn register<T: Component>(&mut self) -> ComponentId {
+        match &mut self.registry {
+            Registry::Registering(components) => components.register::<T>(),
+            Registry::Resolving(components) => components.id::<T>().unwrap_or(UNSTORED),
+        }
+    }
+
+    /// The registry, to register the query's component types; prefer
+    /// [`QueryBuilder::register`], which also serves builders that register nothing.
+    ///
+    /// # Panics
+    /// In a builder that registers nothing (one resolving a query for
+    /// [`World::query_ref`](crate::World::query_ref)).
     pub fn components(&mut self) -> &mut Components {
-        self.components
+        match &mut self.registry {
+            Registry::Registering(components) => components,
+            Registry::Resolving(_) => panic!(
+                "this query is resolved through a shared world (World::query_ref), which \
+                 registers nothing: name component types with QueryBuilder::register"
+            ),
+        }
+    }
+
+    /// The registry, read-only.
+    pub fn registry(&self) -> &Components {
+        match &self.registry {
+            Registry::Registering(components) => components,
+            Registry::Resolving(components) => components,
+        }
     }
 
     /// Adds a storage slot, returning its index.
@@ -162,6 +220,9 @@ impl<'c> QueryBuilder<'c> {
         } else {
             role
         };
+        if role == SlotRole::Required && matches!(self.registry, Registry::Resolving(_)) {
+            self.matches_nothing |= component == UNSTORED;
+        }
         let promised = match role {
             SlotRole::Required => Some(&mut self.access.with),
             SlotRole::Excluded => Some(&mut self.access.without),
@@ -223,7 +284,7 @@ impl<'c> QueryBuilder<'c> {
 
     fn record_conflict(&mut self, component: ComponentId) {
         if self.conflict.is_none() {
-            let name = self.components.info(component).name().to_owned();
+            let name = self.registry().info(component).name().to_owned();
             self.conflict = Some(EcsError::QueryConflict { component: name });
         }
     }
@@ -239,6 +300,7 @@ impl<'c> QueryBuilder<'c> {
                 descriptor: self.descriptor,
                 access: self.access,
                 change_slots: self.change_slots,
+                matches_nothing: self.matches_nothing,
             }),
         }
     }
@@ -247,7 +309,6 @@ impl<'c> QueryBuilder<'c> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::component::Component;
 
     struct A;
     impl Component for A {}
@@ -298,6 +359,45 @@ mod tests {
             writer_and_watcher.change_slots,
             vec![(a, ChangeKind::Changed)]
         );
+    }
+
+    #[test]
+    fn resolving_registers_nothing_and_stands_in_for_unknown_types() {
+        let mut c = Components::with_unstored();
+        let a = c.register::<A>();
+        let len = c.len();
+        let mut b = QueryBuilder::resolving(&c);
+        assert_eq!(b.register::<A>(), a);
+        let unknown = b.register::<B>();
+        assert_eq!(unknown, UNSTORED);
+        b.slot(unknown, SlotRole::Excluded);
+        b.begin_any();
+        b.slot(unknown, SlotRole::Required);
+        b.end_any();
+        b.slot(a, SlotRole::Required);
+        assert!(
+            !b.finish().unwrap().matches_nothing,
+            "excluded, or inside an Or"
+        );
+        let mut b = QueryBuilder::resolving(&c);
+        let unknown = b.register::<B>();
+        b.slot(unknown, SlotRole::Required);
+        assert!(b.finish().unwrap().matches_nothing);
+        assert_eq!(c.len(), len, "nothing registered");
+        assert_eq!(c.id::<B>(), None);
+        // A registering builder never reports it.
+        let mut b = QueryBuilder::new(&mut c);
+        let id = b.register::<B>();
+        b.slot(id, SlotRole::Required);
+        assert!(!b.finish().unwrap().matches_nothing);
+    }
+
+    #[test]
+    #[should_panic(expected = "QueryBuilder::register")]
+    fn a_resolving_builder_has_no_mutable_registry() {
+        let c = Components::with_unstored();
+        let mut b = QueryBuilder::resolving(&c);
+        b.components();
     }
 
     #[test]

@@ -46,6 +46,10 @@ use crate::storage::{ColumnAccess, EntityPlace, QueryChunk, SlotRole, SparseLook
 /// * A fetch, and its clones, may be used from other threads than the one that made it (by
 ///   `par_for_each`, on disjoint rows): it may hold only pointers into the storage and
 ///   shared references to `Sync` data.
+/// * Items borrow only the world (values in its storage, its change logs), never the query
+///   state: not the `State`, the backend's query cache, nor [`FetchContext::run`].
+///   [`World::query_ref`](crate::World::query_ref) frees the state it built for the call
+///   when its iterator is dropped, while the items live on for the world's borrow.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be fetched by a query",
     label = "not query data",
@@ -239,7 +243,7 @@ pub struct SlotState<T> {
 impl<T: Component> SlotState<T> {
     /// Registers `T`, records its access (`write` or not) and adds a slot with `role`.
     pub(crate) fn init(builder: &mut QueryBuilder<'_>, write: bool, role: SlotRole) -> Self {
-        let id = builder.components().register::<T>();
+        let id = builder.register::<T>();
         if write {
             builder.write(id);
         } else {

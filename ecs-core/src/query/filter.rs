@@ -94,7 +94,7 @@ pub struct PresenceState {
 impl PresenceState {
     /// Registers `T` and a slot with `role` (relaxed to optional inside an `Or`).
     pub(crate) fn init<T: Component>(builder: &mut QueryBuilder<'_>, role: SlotRole) -> Self {
-        let id = builder.components().register::<T>();
+        let id = builder.register::<T>();
         PresenceState {
             constrained: !builder.in_any(),
             slot: builder.slot(id, role),

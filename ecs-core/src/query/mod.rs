@@ -13,6 +13,8 @@
 //! the change logs since the query's previous run, by look-up ([`crate::change`]).
 //! [`QueryIter::par_for_each`] runs either kind on rayon. Random access by entity is
 //! [`QueryState::get`], or a [`QueryView`] for many look-ups in one borrow of the world.
+//! A read-only query can also run through a shared world ([`QueryRefIter`], from
+//! [`World::query_ref`](crate::World::query_ref)), on a state built for the call.
 
 mod access;
 mod change_filter;
@@ -21,6 +23,7 @@ mod filter;
 mod iter;
 mod mut_fetch;
 pub mod par;
+mod ref_iter;
 mod state;
 mod view;
 
@@ -31,6 +34,8 @@ pub use fetch::{ColumnFetch, QueryData, ReadOnlyQueryData};
 pub use filter::{QueryFilter, With, Without};
 pub use iter::QueryIter;
 pub use par::BatchSize;
+pub use ref_iter::QueryRefIter;
+pub(crate) use state::exactly_one;
 pub use state::QueryState;
 pub use view::QueryView;
 

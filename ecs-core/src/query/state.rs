@@ -1,7 +1,9 @@
 //! [`QueryState`]: a query resolved against one world, kept across runs.
 
 use super::ReadOnlyQueryData;
-use super::{Access, FetchContext, QueryBuilder, QueryData, QueryFilter, QueryIter, QueryView};
+use super::{
+    Access, FetchContext, QueryBuilder, QueryData, QueryFilter, QueryIter, QueryPlan, QueryView,
+};
 use crate::change::ChangeRun;
 use crate::entity::Entity;
 use crate::error::EcsError;
@@ -42,9 +44,38 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
         let filter = F::init(&mut builder);
         let plan = builder.finish()?;
         world.ensure_change_logs(plan.access.components());
+        Ok(Self::from_plan(world.id(), plan, data, filter))
+    }
+
+    /// Resolves a read-only `Q` and `F` against `world` without registering anything (for
+    /// [`World::query_ref`]): a type the world never registered is named by the world's
+    /// stand-in that no entity holds ([`Unstored`](crate::component::Unstored)). `None` when
+    /// a required slot names such a type: no entity can match.
+    ///
+    /// No change log is created, so the state must never begin a run
+    /// ([`QueryState::begin_run`]): its change filters stay as on a first run, where every
+    /// entity with the component passes. Iterate it with [`QueryState::update_cache`] and
+    /// [`QueryState::iter_prepared`].
+    pub(crate) fn resolve(world: &World<S>) -> Option<Self>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        let mut builder = QueryBuilder::resolving(world.components());
+        let data = Q::init(&mut builder);
+        let filter = F::init(&mut builder);
+        let plan = builder
+            .finish()
+            .expect("a read-only query records no writes, so it cannot alias");
+        if plan.matches_nothing {
+            return None;
+        }
+        Some(Self::from_plan(world.id(), plan, data, filter))
+    }
+
+    fn from_plan(world: WorldId, plan: QueryPlan, data: Q::State, filter: F::State) -> Self {
         let check_alive = plan.descriptor.required().next().is_none();
-        Ok(QueryState {
-            world: world.id(),
+        QueryState {
+            world,
             check_alive,
             descriptor: plan.descriptor,
             access: plan.access,
@@ -52,7 +83,7 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
             filter,
             cache: S::QueryCache::default(),
             changes: ChangeRun::new(&plan.change_slots),
-        })
+        }
     }
 
     /// The components the query reads, writes and watches.
@@ -131,10 +162,24 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
         self.changes.begin::<F, S>(&self.filter, world);
     }
 
+    /// Brings the backend's cache up to date for `world`, without starting a run (the
+    /// change cursors stay where they are).
+    ///
+    /// # Panics
+    /// If `world` is not the world this state was created for.
+    #[inline]
+    pub(crate) fn update_cache(&mut self, world: WorldView<'_, S>) {
+        self.check_world(world.id());
+        world
+            .storage()
+            .update_query_cache(&mut self.cache, &self.descriptor, world.components());
+    }
+
     /// Iterates the run prepared by the last [`QueryState::begin_run`].
     ///
     /// # Safety
-    /// As for [`QueryState::iter_unchecked`]; `world` has not been mutated since the run began,
+    /// As for [`QueryState::iter_unchecked`]; `world` has not been mutated since the run began
+    /// (for a state that never runs, [`QueryState::resolve`]'s, since its cache was updated),
     /// and no other iterator of this state that yields writable items is alive.
     #[inline]
     pub(crate) unsafe fn iter_prepared<'w>(
@@ -239,6 +284,117 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
         unsafe { Q::fetch_entity(&self.data, ctx, &place, entity) }
     }
 
+    /// The items of several entities at once, in the order given: for a read-only query (an
+    /// entity may be named twice). For a query that writes, see
+    /// [`QueryState::get_many_mut`]. Change filters answer as for [`QueryState::get`].
+    ///
+    /// # Errors
+    /// For the first entity (in order) that yields no item: [`EcsError::NoSuchEntity`] for a
+    /// stale handle, [`EcsError::QueryMismatch`] for a live entity the query does not match.
+    ///
+    /// # Panics
+    /// If `world` is not the world this state was created for.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, EcsError, testing::VecStorage};
+    /// struct Pos(i32);
+    /// impl Component for Pos {}
+    /// let mut world = World::<VecStorage>::new();
+    /// let (a, b) = (world.spawn((Pos(1),)), world.spawn((Pos(2),)));
+    /// let empty = world.spawn(());
+    /// let state = world.query_state::<&Pos, ()>().unwrap();
+    /// let [pa, pb, pa_again] = state.get_many(&world, [a, b, a]).unwrap();
+    /// assert_eq!((pa.0, pb.0, pa_again.0), (1, 2, 1));
+    /// assert!(matches!(state.get_many(&world, [a, empty]), Err(EcsError::QueryMismatch { .. })));
+    /// ```
+    pub fn get_many<'w, const N: usize>(
+        &'w self,
+        world: &'w World<S>,
+        entities: [Entity; N],
+    ) -> Result<[Q::Item<'w>; N], EcsError>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        // SAFETY: the query only reads, and `&World` only hands out shared borrows.
+        unsafe { self.get_many_in(world.view(), entities) }
+    }
+
+    /// The items of several distinct entities at once, in the order given, for any query:
+    /// what [`QueryState::get_mut`] gives one at a time, all alive together (`[a, b]` of
+    /// `&mut Pos` to move one entity towards another).
+    ///
+    /// # Errors
+    /// [`EcsError::DuplicateEntity`] when an entity is named twice (its two items would
+    /// alias), checked before anything else; then, for the first entity (in order) that yields
+    /// no item, [`EcsError::NoSuchEntity`] for a stale handle and [`EcsError::QueryMismatch`]
+    /// for a live entity the query does not match.
+    ///
+    /// # Panics
+    /// If `world` is not the world this state was created for.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, EcsError, testing::VecStorage};
+    /// struct Hp(u32);
+    /// impl Component for Hp {}
+    /// let mut world = World::<VecStorage>::new();
+    /// let (a, b) = (world.spawn((Hp(10),)), world.spawn((Hp(3),)));
+    /// let state = world.query_state::<&mut Hp, ()>().unwrap();
+    /// let [hp_a, hp_b] = state.get_many_mut(&mut world, [a, b]).unwrap();
+    /// std::mem::swap(&mut hp_a.0, &mut hp_b.0);
+    /// assert_eq!(world.get::<Hp>(a).unwrap().0, 3);
+    /// let err = state.get_many_mut(&mut world, [a, a]).err();
+    /// assert_eq!(err, Some(EcsError::DuplicateEntity(a)));
+    /// ```
+    pub fn get_many_mut<'w, const N: usize>(
+        &'w self,
+        world: &'w mut World<S>,
+        entities: [Entity; N],
+    ) -> Result<[Q::Item<'w>; N], EcsError> {
+        if let Some(repeated) = Entity::first_repeated(&entities) {
+            return Err(EcsError::DuplicateEntity(repeated));
+        }
+        // SAFETY: `&mut World` excludes every other access for `'w`, and the entities are
+        // distinct (just checked).
+        unsafe { self.get_many_in(world.view(), entities) }
+    }
+
+    /// The items of `entities` through [`QueryState::get_in`], or the error for the first
+    /// entity that has none.
+    ///
+    /// # Safety
+    /// As for [`QueryState::get_unchecked`], for every entity of `entities`: in particular,
+    /// if the query writes, the entities are pairwise distinct (items of distinct entities
+    /// touch disjoint values: the `QueryData` and `Storage` contracts).
+    pub(crate) unsafe fn get_many_in<'w, const N: usize>(
+        &'w self,
+        view: WorldView<'w, S>,
+        entities: [Entity; N],
+    ) -> Result<[Q::Item<'w>; N], EcsError> {
+        let mut failed = None;
+        let items: [Option<Q::Item<'w>>; N] = std::array::from_fn(|i| {
+            if failed.is_some() {
+                return None;
+            }
+            // SAFETY: forwarded contract, for one entity of the request.
+            let item = unsafe { self.get_in(view, entities[i]) };
+            if item.is_none() {
+                failed = Some(entities[i]);
+            }
+            item
+        });
+        if let Some(entity) = failed {
+            return Err(if view.entities().contains(entity) {
+                EcsError::QueryMismatch {
+                    entity,
+                    query: query_name::<Q, F>(),
+                }
+            } else {
+                EcsError::NoSuchEntity(entity)
+            });
+        }
+        Ok(items.map(|item| item.expect("every entity yielded an item (checked above)")))
+    }
+
     /// Random access for one shared borrow of the world: a [`QueryView`] resolves each
     /// matching table's columns once, so each `get` is a record look-up and a row offset
     /// (as a scan's rows are). Worth it for many `get`s per borrow; for a few, use
@@ -278,10 +434,24 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
     }
 
     /// [`QueryState::view`] for a query that may write: items are handed to a closure by
-    /// [`QueryView::with`], one at a time.
+    /// [`QueryView::with`], or lent by [`QueryView::get_mut`], one at a time.
     ///
     /// # Panics
     /// If `world` is not the world this state was created for.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, Entity, testing::VecStorage};
+    /// struct Hp(u32);
+    /// impl Component for Hp {}
+    /// let mut world = World::<VecStorage>::new();
+    /// let hurt: Vec<Entity> = (0..3).map(|_| world.spawn((Hp(1),))).collect();
+    /// let mut state = world.query_state::<&mut Hp, ()>().unwrap();
+    /// let mut view = state.view_mut(&mut world);
+    /// for &e in &hurt {
+    ///     view.get_mut(e).unwrap().0 += 1;
+    /// }
+    /// assert_eq!(view.with(hurt[0], |hp| hp.0), Some(2));
+    /// ```
     pub fn view_mut<'w>(&'w mut self, world: &'w mut World<S>) -> QueryView<'w, Q, F, S> {
         let view = world.view();
         self.check_world(view.id());
@@ -291,10 +461,89 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
         unsafe { QueryView::new(self, view) }
     }
 
+    /// The one item of a read-only query (one run, as [`QueryState::iter`]): for a query that
+    /// should match exactly one entity, such as the player or the camera.
+    ///
+    /// # Errors
+    /// [`EcsError::QuerySingle`] when no entity matches (`found: 0`) or more than one does
+    /// (`found: 2`, the search stops at the second).
+    ///
+    /// # Panics
+    /// If `world` is not the world this state was created for.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, EcsError, testing::VecStorage};
+    /// struct Player(&'static str);
+    /// impl Component for Player {}
+    /// let mut world = World::<VecStorage>::new();
+    /// let mut players = world.query_state::<&Player, ()>().unwrap();
+    /// assert!(matches!(players.single(&world), Err(EcsError::QuerySingle { found: 0, .. })));
+    /// world.spawn((Player("ada"),));
+    /// assert_eq!(players.single(&world).unwrap().0, "ada");
+    /// world.spawn((Player("bob"),));
+    /// assert!(matches!(players.single(&world), Err(EcsError::QuerySingle { found: 2, .. })));
+    /// ```
+    pub fn single<'w>(&'w mut self, world: &'w World<S>) -> Result<Q::Item<'w>, EcsError>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        exactly_one::<Q, F, _>(self.iter(world))
+    }
+
+    /// [`QueryState::single`] for a query that may write (one run, as
+    /// [`QueryState::iter_mut`]).
+    ///
+    /// # Errors
+    /// [`EcsError::QuerySingle`] when no entity or more than one matches.
+    ///
+    /// # Panics
+    /// If `world` is not the world this state was created for.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// struct Score(u32);
+    /// impl Component for Score {}
+    /// let mut world = World::<VecStorage>::new();
+    /// let e = world.spawn((Score(0),));
+    /// let mut score = world.query_state::<&mut Score, ()>().unwrap();
+    /// score.single_mut(&mut world).unwrap().0 += 5;
+    /// assert_eq!(world.get::<Score>(e).unwrap().0, 5);
+    /// ```
+    pub fn single_mut<'w>(&'w mut self, world: &'w mut World<S>) -> Result<Q::Item<'w>, EcsError> {
+        exactly_one::<Q, F, _>(self.iter_mut(world))
+    }
+
     fn check_world(&self, id: WorldId) {
         assert_eq!(
             self.world, id,
             "QueryState used with a world other than the one it was created for"
         );
+    }
+}
+
+/// The only item of `items` (a query run of `Q` filtered by `F`), or
+/// [`EcsError::QuerySingle`] saying whether there were none or several.
+pub(crate) fn exactly_one<Q: QueryData, F: QueryFilter, I: Iterator>(
+    mut items: I,
+) -> Result<I::Item, EcsError> {
+    let single = |found| EcsError::QuerySingle {
+        found,
+        query: query_name::<Q, F>(),
+    };
+    let first = items.next().ok_or_else(|| single(0))?;
+    match items.next() {
+        None => Ok(first),
+        Some(_) => Err(single(2)),
+    }
+}
+
+/// The name of the query `Q` filtered by `F`, for error messages (`F` only when it is not
+/// `()`).
+pub(crate) fn query_name<Q, F>() -> String {
+    let (data, filter) = (std::any::type_name::<Q>(), std::any::type_name::<F>());
+    if filter == "()" {
+        format!("`{data}`")
+    } else {
+        format!("`{data}` filtered by `{filter}`")
     }
 }

@@ -19,7 +19,8 @@ use crate::world::WorldView;
 
 /// Random access to a query's items for one borrow of the world: made by
 /// [`QueryState::view`] (read-only queries, shared world: [`QueryView::get`]) or
-/// [`QueryState::view_mut`] (any query, exclusive world: [`QueryView::with`]).
+/// [`QueryState::view_mut`] (any query, exclusive world: [`QueryView::with`], or
+/// [`QueryView::get_mut`] for one item at a time).
 ///
 /// # Invariant
 /// When `S::KEYS_CHUNKS` is true: `fetches[k]` is `Some` exactly for the keys of the chunks
@@ -116,6 +117,53 @@ impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> QueryView<'w, Q, F, S> {
         // `f`'s own), so no other item of this view exists meanwhile; the view's borrow of
         // the world allows `Q`'s access (`new`'s contract).
         unsafe { self.item(entity) }.map(f)
+    }
+
+    /// The item of `entity` if it matches the query, for any query (one that writes
+    /// included), borrowing the view mutably: only one item of the view lives at a time, so
+    /// two items of one entity never coexist. `None` as for [`QueryView::with`].
+    ///
+    /// Answers through the state's look-up, as [`QueryState::get_mut`] does, not through
+    /// the view's resolved columns: an item of those has the view's lifetime `'w`, and
+    /// shortening it to this borrow would need a promise (items covariant in their lifetime)
+    /// that [`QueryData`] does not make. [`QueryView::with`] keeps the resolved path.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// struct Hp(u32);
+    /// impl Component for Hp {}
+    /// struct Armor(u32);
+    /// impl Component for Armor {}
+    /// let mut world = World::<VecStorage>::new();
+    /// let e = world.spawn((Hp(10), Armor(4)));
+    /// let mut state = world.query_state::<(&mut Hp, &Armor), ()>().unwrap();
+    /// let mut view = state.view_mut(&mut world);
+    /// let (hp, armor) = view.get_mut(e).unwrap();
+    /// hp.0 -= 6 - armor.0;
+    /// assert_eq!(view.get_mut(e).unwrap().0 .0, 8);
+    /// ```
+    ///
+    /// An item cannot outlive the next call (two `&mut` to one value would follow):
+    ///
+    /// ```compile_fail,E0499
+    /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// # struct Hp(u32);
+    /// # impl Component for Hp {}
+    /// # let mut world = World::<VecStorage>::new();
+    /// # let e = world.spawn((Hp(3),));
+    /// # let mut state = world.query_state::<&mut Hp, ()>().unwrap();
+    /// let mut view = state.view_mut(&mut world);
+    /// let first = view.get_mut(e).unwrap();
+    /// let second = view.get_mut(e).unwrap();
+    /// first.0 += second.0;
+    /// ```
+    #[inline]
+    pub fn get_mut(&mut self, entity: Entity) -> Option<Q::Item<'_>> {
+        // SAFETY: the view's borrow of the world allows `Q`'s access (`new`'s contract), and
+        // the item borrows the view mutably, so no other item of this view exists while it
+        // lives (a read-only query's `get` items may: they only read, like this one then).
+        // The shared borrows of the state and world are shortened to this call's borrow.
+        unsafe { self.state.get_in(self.world, entity) }
     }
 
     /// The item of `entity`, through its table's resolved fetch where the backend keys

@@ -4,7 +4,9 @@ use super::param::conflict;
 use super::{SystemAccess, SystemParam};
 use crate::entity::Entity;
 use crate::error::EcsError;
-use crate::query::{BatchSize, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData};
+use crate::query::{
+    exactly_one, BatchSize, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData,
+};
 use crate::storage::Storage;
 use crate::world::World;
 
@@ -71,6 +73,62 @@ impl<'w, 's, Q: QueryData, F: QueryFilter, S: Storage> Query<'w, 's, Q, F, S> {
     pub fn get_mut(&mut self, entity: Entity) -> Option<Q::Item<'_>> {
         // SAFETY: as in `iter_mut`.
         unsafe { self.state.get_unchecked(self.world, entity) }
+    }
+
+    /// The items of several entities at once, for a read-only query (see
+    /// [`QueryState::get_many`]).
+    ///
+    /// # Errors
+    /// [`EcsError::NoSuchEntity`] or [`EcsError::QueryMismatch`] for the first entity that
+    /// yields no item.
+    pub fn get_many<const N: usize>(
+        &self,
+        entities: [Entity; N],
+    ) -> Result<[Q::Item<'_>; N], EcsError>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        // SAFETY: as in `iter`.
+        unsafe { self.state.get_many_in(self.world.view(), entities) }
+    }
+
+    /// The items of several distinct entities at once, for a query that may write (see
+    /// [`QueryState::get_many_mut`]).
+    ///
+    /// # Errors
+    /// [`EcsError::DuplicateEntity`] when an entity is named twice; then
+    /// [`EcsError::NoSuchEntity`] or [`EcsError::QueryMismatch`] for the first entity that
+    /// yields no item.
+    pub fn get_many_mut<const N: usize>(
+        &mut self,
+        entities: [Entity; N],
+    ) -> Result<[Q::Item<'_>; N], EcsError> {
+        if let Some(repeated) = Entity::first_repeated(&entities) {
+            return Err(EcsError::DuplicateEntity(repeated));
+        }
+        // SAFETY: as in `iter_mut` (`&mut self` keeps every other item of this query from
+        // existing meanwhile); the entities are distinct (just checked), so no two items alias.
+        unsafe { self.state.get_many_in(self.world.view(), entities) }
+    }
+
+    /// The one item of a read-only query, for a query that should match exactly one entity
+    /// (see [`QueryState::single`]).
+    ///
+    /// # Errors
+    /// [`EcsError::QuerySingle`] when no entity or more than one matches.
+    pub fn single(&self) -> Result<Q::Item<'_>, EcsError>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        exactly_one::<Q, F, _>(self.iter())
+    }
+
+    /// The one item of a query that may write (see [`QueryState::single_mut`]).
+    ///
+    /// # Errors
+    /// [`EcsError::QuerySingle`] when no entity or more than one matches.
+    pub fn single_mut(&mut self) -> Result<Q::Item<'_>, EcsError> {
+        exactly_one::<Q, F, _>(self.iter_mut())
     }
 
     /// True when this run visits only changed entities (see [`QueryState::is_log_driven`]).

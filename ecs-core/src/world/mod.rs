@@ -5,7 +5,11 @@
 //! [`crate::resource`]; deferred commands in [`crate::commands`].
 
 mod by_id;
+mod entity_access;
+mod entity_ref;
 mod insert_remove;
+
+pub use entity_ref::{EntityMut, EntityRef};
 
 use std::any::{Any, TypeId};
 use std::fmt;
@@ -36,7 +40,9 @@ pub struct WorldId(u64);
 ///   operation flushes them, which also stores them (with no components).
 /// * Every `BundleInfo` and query state was built against `components`.
 /// * `changes` holds logs for every tracked component that was ever stored or named by a
-///   query state, created before anything can reach them through `&self`.
+///   query state, created before anything can reach them through `&self` (the states
+///   [`World::query_ref`] builds through `&self` never begin a run, so never read a log).
+/// * `components` has the stand-in no entity holds at id 0 (see [`World::query_ref`]).
 pub struct World<S: Storage> {
     id: WorldId,
     entities: Entities,
@@ -67,7 +73,7 @@ impl<S: Storage> World<S> {
         World {
             id: WorldId(NEXT.fetch_add(1, Ordering::Relaxed)),
             entities: Entities::new(),
-            components: Components::default(),
+            components: Components::with_unstored(),
             bundles: Bundles::default(),
             storage: S::default(),
             queries: QueryStates::default(),
@@ -86,7 +92,9 @@ impl<S: Storage> World<S> {
         &self.entities
     }
 
-    /// The component registry (read-only).
+    /// The component registry (read-only). Its id 0 is a private type with no values,
+    /// registered by every world, that [`World::query_ref`] names in place of component
+    /// types the world never registered; the world's own components start at 1.
     pub fn components(&self) -> &Components {
         &self.components
     }

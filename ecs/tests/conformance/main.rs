@@ -4,6 +4,7 @@
 //! reference `VecStorage`, the sparse-set, archetype and hybrid backends, so a backend
 //! that diverges from the others fails by name.
 
+mod access;
 mod batches;
 mod bundles;
 mod components;
@@ -56,4 +57,18 @@ backends! {
     bundles::bundle_operations_drop_each_value_once => bundle_drops_exactly_once,
     bundles::duplicate_components_in_bundles_panic => bundle_duplicates_panic,
     bundles::commands_insert_and_remove_bundles => commands_bundles,
+    access::get_many_mut_hands_out_disjoint_references => get_many_mut_disjoint,
+    access::get_many_mut_reports_each_error => get_many_mut_errors,
+    access::get_many_mut_tracked_records_writes_only => get_many_mut_tracked,
+    access::query_get_many_checks_matches_and_repeats => query_get_many,
+    access::system_query_get_many => system_query_get_many,
+    access::single_finds_exactly_one => single,
+    access::system_query_single => system_query_single,
+    access::entity_ref_reads_one_entity => entity_ref,
+    access::entity_mut_writes_and_restructures => entity_mut,
+    access::mutable_view_lends_one_item_at_a_time => view_get_mut,
+    access::query_ref_agrees_with_query => query_ref_agrees,
+    access::query_ref_beside_other_reads => query_ref_beside_reads,
+    access::query_ref_registers_nothing => query_ref_registers_nothing,
+    access::query_ref_change_filters_see_a_first_run => query_ref_change_filters,
 }
