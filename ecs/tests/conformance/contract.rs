@@ -65,8 +65,8 @@ where
 }
 
 pub fn storage_contract_holds_through_random_operations<S: Storage>() {
-    for seed in 1..=size(4, 2) as u64 {
-        run::<S>(seed, size(3_000, 80), seed % 2 == 0);
+    for seed in 1..=size(4, 1) as u64 {
+        run::<S>(seed, size(3_000, 60), seed % 2 == 1);
     }
 }
 
@@ -111,7 +111,7 @@ fn run<S: Storage>(seed: u64, ops: usize, grouped: bool) {
     };
     for op in 0..ops {
         h.step(op);
-        if op % size(150, 20) == 0 {
+        if op % size(150, 30) == 0 {
             h.check();
         }
     }
