@@ -89,12 +89,35 @@ struct Entry<S: Storage> {
     system: Box<dyn System<S>>,
     name: Cow<'static, str>,
     enabled: bool,
-    /// Systems and sets this system runs before / after.
-    before: Vec<Target>,
-    after: Vec<Target>,
+    /// Ordering and run conditions of this system.
+    constraints: Constraints<S>,
     /// The labelled sets the system is in.
     sets: Vec<&'static str>,
+}
+
+/// Ordering constraints and run conditions, of one system or of a set.
+struct Constraints<S: Storage> {
+    /// Systems and sets this one runs before / after.
+    before: Vec<Target>,
+    after: Vec<Target>,
     conditions: Vec<Condition<S>>,
+}
+
+impl<S: Storage> Default for Constraints<S> {
+    fn default() -> Self {
+        Constraints {
+            before: Vec::new(),
+            after: Vec::new(),
+            conditions: Vec::new(),
+        }
+    }
+}
+
+impl<S: Storage> Constraints<S> {
+    /// Whether every condition answers true for `world`.
+    fn allow(&self, world: &World<S>) -> bool {
+        self.conditions.iter().all(|c| c(world))
+    }
 }
 
 /// What an ordering constraint names: one system, or every system of a labelled set.
@@ -121,9 +144,7 @@ impl From<&'static str> for Target {
 /// A labelled set's own constraints and conditions.
 struct SetConfig<S: Storage> {
     label: &'static str,
-    before: Vec<Target>,
-    after: Vec<Target>,
-    conditions: Vec<Condition<S>>,
+    constraints: Constraints<S>,
 }
 
 /// An ordered set of systems run together on one world (see the [module docs](self)).
@@ -207,13 +228,13 @@ pub struct SystemConfig<'a, S: Storage> {
 impl<S: Storage> SystemConfig<'_, S> {
     /// The system runs before `target` (a system, or every system of a set) starts.
     pub fn before(self, target: impl Into<Target>) -> Self {
-        self.entry.before.push(target.into());
+        self.entry.constraints.before.push(target.into());
         self
     }
 
     /// The system starts after `target` (a system, or every system of a set) finished.
     pub fn after(self, target: impl Into<Target>) -> Self {
-        self.entry.after.push(target.into());
+        self.entry.constraints.after.push(target.into());
         self
     }
 
@@ -229,14 +250,14 @@ impl<S: Storage> SystemConfig<'_, S> {
     /// while no system runs (at the start of the run, or of the part after an exclusive
     /// system), with the whole world to read. A skipped system's dependents still run.
     pub fn run_if(self, condition: impl Fn(&World<S>) -> bool + Send + Sync + 'static) -> Self {
-        self.entry.conditions.push(Box::new(condition));
+        self.entry.constraints.conditions.push(Box::new(condition));
         self
     }
 }
 
 /// Configures a labelled set of a schedule ([`Schedule::configure_set`]).
 pub struct SetConfigurator<'a, S: Storage> {
-    set: &'a mut SetConfig<S>,
+    set: &'a mut Constraints<S>,
 }
 
 impl<S: Storage> SetConfigurator<'_, S> {
@@ -299,10 +320,8 @@ impl<S: Storage> Schedule<S> {
             system,
             name,
             enabled: true,
-            before: Vec::new(),
-            after: Vec::new(),
+            constraints: Constraints::default(),
             sets: Vec::new(),
-            conditions: Vec::new(),
         });
         self.plan = None;
         SystemId(self.entries.len() - 1)
@@ -328,15 +347,13 @@ impl<S: Storage> Schedule<S> {
             None => {
                 self.sets.push(SetConfig {
                     label,
-                    before: Vec::new(),
-                    after: Vec::new(),
-                    conditions: Vec::new(),
+                    constraints: Constraints::default(),
                 });
                 self.sets.len() - 1
             }
         };
         SetConfigurator {
-            set: &mut self.sets[index],
+            set: &mut self.sets[index].constraints,
         }
     }
 
@@ -488,10 +505,11 @@ impl<S: Storage> Schedule<S> {
             }
         };
         for (i, entry) in self.entries.iter().enumerate() {
-            add(&[i], &entry.before, &entry.after);
+            add(&[i], &entry.constraints.before, &entry.constraints.after);
         }
         for set in &self.sets {
-            add(&members(Target::Set(set.label)), &set.before, &set.after);
+            let c = &set.constraints;
+            add(&members(Target::Set(set.label)), &c.before, &c.after);
         }
         edges
     }
@@ -499,12 +517,12 @@ impl<S: Storage> Schedule<S> {
     /// Whether entry `i` runs this time: its conditions and its sets' all answer true.
     fn should_run(&self, i: usize, world: &World<S>) -> bool {
         let entry = &self.entries[i];
-        entry.conditions.iter().all(|c| c(world))
+        entry.constraints.allow(world)
             && self
                 .sets
                 .iter()
                 .filter(|set| entry.sets.contains(&set.label))
-                .all(|set| set.conditions.iter().all(|c| c(world)))
+                .all(|set| set.constraints.allow(world))
     }
 
     /// Runs every enabled system once, then applies their commands (the sync point).
