@@ -4,8 +4,15 @@
 //!
 //! The borrow rules (no reference escapes a query's closure, no two `&mut` to one value, no
 //! non-`Send` data in parallel code) and the messages that point at the user's line.
+//!
+//! Some messages name the storage type of the selected backend, so the expected text is
+//! pinned for the default feature only; under `sparse` or `hybrid` the test is ignored.
 
 #[test]
+#[cfg_attr(
+    any(feature = "sparse", feature = "hybrid"),
+    ignore = "the messages name the selected backend's storage type; they are pinned for the default (archetype)"
+)]
 fn compile_fail() {
     let cases = trybuild::TestCases::new();
     cases.compile_fail("tests/compile_fail/*.rs");
