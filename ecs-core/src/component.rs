@@ -10,6 +10,7 @@ use std::alloc::Layout;
 use std::any::{type_name, TypeId};
 use std::borrow::Cow;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::marker::PhantomData;
 
 use hashbrown::HashMap;
 
@@ -52,6 +53,30 @@ pub trait Component: Send + Sync + 'static {
     /// a change on the first actual write; fetching `&mut T` for it is a compile-time error,
     /// so tracking cannot be bypassed by accident.
     const TRACK_CHANGES: bool = false;
+}
+
+/// Compile-time checks of a component type's tracking choice ([`Component::TRACK_CHANGES`]).
+///
+/// Each constant is `()` when the choice fits and a compile error with the message below when
+/// it does not. The functions a user calls (`World::get_mut`, `World::query`,
+/// `Schedule::add_system`, ...) name these constants in their own bodies, so the compiler's
+/// "encountered while instantiating" note points at the user's line, not into this crate.
+pub(crate) struct Tracking<T>(PhantomData<T>);
+
+impl<T: Component> Tracking<T> {
+    /// Fails for a tracked type: a plain `&mut T` would write without recording the change.
+    pub(crate) const UNTRACKED: () = assert!(
+        !T::TRACK_CHANGES,
+        "this component tracks changes (TRACK_CHANGES = true): a plain `&mut T` would write \
+         without recording the change; use `Mut<T>` in queries or `World::get_mut_tracked`"
+    );
+
+    /// Fails for an untracked type: `Added<T>` / `Changed<T>` would have nothing to read.
+    pub(crate) const TRACKED: () = assert!(
+        T::TRACK_CHANGES,
+        "Added<T> / Changed<T> need T to track changes: add `const TRACK_CHANGES: bool = true;` \
+         to its `impl Component` (or `#[component(track_changes)]` to its derive)"
+    );
 }
 
 /// The dense id of a component within one world's registry.

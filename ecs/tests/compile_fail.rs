@@ -17,3 +17,19 @@ fn compile_fail() {
     let cases = trybuild::TestCases::new();
     cases.compile_fail("tests/compile_fail/*.rs");
 }
+
+/// Checks that only a full build finds: a plain `&mut T` of a change-tracked type and
+/// `Changed<T>` of an untracked one are compile-time assertions evaluated when the generic
+/// code is instantiated. Each error must point at the user's line (the note "the above error
+/// was encountered while instantiating" names the call in the case file). The passing case
+/// makes the harness build instead of only type-checking.
+#[test]
+#[cfg_attr(
+    any(feature = "sparse", feature = "hybrid"),
+    ignore = "the messages name the selected backend's storage type; they are pinned for the default (archetype)"
+)]
+fn const_checks() {
+    let cases = trybuild::TestCases::new();
+    cases.pass("tests/const_checks/tracked_done_right.rs");
+    cases.compile_fail("tests/const_checks/*_of_*.rs");
+}

@@ -8,7 +8,7 @@ use std::marker::PhantomData;
 use super::filter::{PresenceFetch, PresenceState};
 use super::{FetchContext, QueryBuilder, QueryFilter};
 use crate::change::{ChangeKind, ChangeProbe};
-use crate::component::Component;
+use crate::component::{Component, Tracking};
 use crate::entity::Entity;
 use crate::storage::{SlotRole, Storage};
 
@@ -81,17 +81,6 @@ impl<S: Storage> Clone for ChangeFilterFetch<'_, S> {
     }
 }
 
-/// Rejects change filters on types that do not record changes.
-const fn assert_tracked<T: Component>() {
-    const {
-        assert!(
-            T::TRACK_CHANGES,
-            "Added<T> / Changed<T> need T to track changes: add \
-             `const TRACK_CHANGES: bool = true;` to its `impl Component`"
-        )
-    }
-}
-
 macro_rules! change_filter {
     ($ty:ident, $kind:expr) => {
         // SAFETY: reads presence of rows in its chunk and the run's changed set (shared,
@@ -101,8 +90,10 @@ macro_rules! change_filter {
             type State = ChangeFilterState;
             type Fetch<'w, S: Storage + 'w> = ChangeFilterFetch<'w, S>;
 
+            const CHECK: () = Tracking::<T>::TRACKED;
+
             fn init(builder: &mut QueryBuilder<'_>) -> ChangeFilterState {
-                assert_tracked::<T>();
+                let () = Self::CHECK;
                 let presence = PresenceState::init::<T>(builder, SlotRole::Required);
                 ChangeFilterState {
                     change_slot: builder.change_slot(presence.id, $kind),
@@ -161,6 +152,8 @@ macro_rules! or_filter {
         unsafe impl<$($name: QueryFilter),*> QueryFilter for Or<($($name,)*)> {
             type State = ($($name::State,)*);
             type Fetch<'w, S: Storage + 'w> = ($($name::Fetch<'w, S>,)*);
+
+            const CHECK: () = { $(let () = $name::CHECK;)* };
 
             fn init(builder: &mut QueryBuilder<'_>) -> Self::State {
                 builder.begin_any();

@@ -4,7 +4,7 @@ use std::marker::PhantomData;
 use std::ptr::NonNull;
 
 use super::{FetchContext, QueryBuilder};
-use crate::component::{Component, ComponentId};
+use crate::component::{Component, ComponentId, Tracking};
 use crate::entity::Entity;
 use crate::storage::{ColumnAccess, EntityPlace, QueryChunk, SlotRole, SparseLookup, Storage};
 
@@ -64,6 +64,11 @@ pub unsafe trait QueryData {
     type State: Send + Sync + 'static;
     /// Per-chunk state: resolved column pointers (cloned per batch by `par_for_each`).
     type Fetch<'w, S: Storage + 'w>: Clone;
+
+    /// A compile-time check of this query's shape: `()`, or a compile error saying what is
+    /// wrong (a plain `&mut T` of a change-tracked type). The functions a user calls to build
+    /// a query name it in their own bodies, so the error points at the user's line.
+    const CHECK: () = ();
 
     /// Registers the slots and access of this part of the query.
     fn init(builder: &mut QueryBuilder<'_>) -> Self::State;
@@ -257,25 +262,10 @@ impl<T: Component> SlotState<T> {
     }
 }
 
-/// Rejects, at compile time, a plain `&mut T` access to a change-tracked type (used by
-/// `&mut T` items and `World::get_mut`). The error appears when the offending query or call
-/// is instantiated, with this message.
-#[inline(always)]
-pub(crate) const fn assert_untracked<T: Component>() {
-    const {
-        assert!(
-            !T::TRACK_CHANGES,
-            "this component tracks changes (TRACK_CHANGES = true): a plain `&mut T` would \
-             write without recording the change; use `Mut<T>` in queries or \
-             `World::get_mut_tracked`"
-        )
-    }
-}
-
 macro_rules! component_fetch {
     (
         $ty:ty, $item:ty, write: $write:expr, $role:expr, $get:ident,
-        |$p:ident| $make:expr, $missing:expr, check: {$($check:tt)*}
+        |$p:ident| $make:expr, $missing:expr, check: $check:expr
     ) => {
         // SAFETY: records its one component as read or write; `fetch_row` touches only the
         // given row's value, `fetch_entity` only the entity's; the fetch holds a storage
@@ -285,8 +275,10 @@ macro_rules! component_fetch {
             type State = SlotState<T>;
             type Fetch<'w, S: Storage + 'w> = ColumnFetch<'w, S>;
 
+            const CHECK: () = $check;
+
             fn init(builder: &mut QueryBuilder<'_>) -> Self::State {
-                $($check)*
+                let () = Self::CHECK;
                 SlotState::init(builder, $write, $role)
             }
 
@@ -351,7 +343,7 @@ component_fetch!(
     required,
     |p| Some(&*p?.as_ptr()),
     None,
-    check: {}
+    check: ()
 );
 component_fetch!(
     &mut T,
@@ -361,7 +353,7 @@ component_fetch!(
     required,
     |p| Some(&mut *p?.as_ptr()),
     None,
-    check: { assert_untracked::<T>(); }
+    check: Tracking::<T>::UNTRACKED
 );
 component_fetch!(
     Option<&T>,
@@ -371,7 +363,7 @@ component_fetch!(
     optional,
     |p| Some(p.map(|p| &*p.as_ptr())),
     Some(None),
-    check: {}
+    check: ()
 );
 component_fetch!(
     Option<&mut T>,
@@ -381,7 +373,7 @@ component_fetch!(
     optional,
     |p| Some(p.map(|p| &mut *p.as_ptr())),
     Some(None),
-    check: { assert_untracked::<T>(); }
+    check: Tracking::<T>::UNTRACKED
 );
 
 // SAFETY: `&T` and `Option<&T>` only read.
@@ -434,6 +426,8 @@ macro_rules! tuple_query {
             type Item<'w> = ($($name::Item<'w>,)*);
             type State = ($($name::State,)*);
             type Fetch<'w, S: Storage + 'w> = ($($name::Fetch<'w, S>,)*);
+
+            const CHECK: () = { $(let () = $name::CHECK;)* };
 
             #[allow(unused_variables, clippy::unused_unit)]
             fn init(builder: &mut QueryBuilder<'_>) -> Self::State {

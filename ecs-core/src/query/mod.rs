@@ -29,7 +29,6 @@ mod view;
 
 pub use access::{Access, QueryBuilder, QueryPlan};
 pub use change_filter::{Added, Changed, Or};
-pub(crate) use fetch::assert_untracked;
 pub use fetch::{ColumnFetch, QueryData, ReadOnlyQueryData};
 pub use filter::{QueryFilter, With, Without};
 pub use iter::QueryIter;
@@ -38,6 +37,8 @@ pub use ref_iter::QueryRefIter;
 pub(crate) use state::exactly_one;
 pub use state::QueryState;
 pub use view::QueryView;
+
+use std::marker::PhantomData;
 
 use crate::change::{ChangeRun, ChangeStore};
 use crate::storage::Storage;
@@ -84,4 +85,17 @@ impl<'w, S: Storage> FetchContext<'w, S> {
     pub fn run(&self) -> &'w ChangeRun {
         self.run
     }
+}
+
+/// The compile-time checks of a query `Q` filtered by `F` ([`QueryData::CHECK`],
+/// [`QueryFilter::CHECK`]) as one constant, for the functions that build a query to name in
+/// their own bodies: a failing check then points at the line that called them.
+pub(crate) struct Shape<Q, F>(PhantomData<fn() -> (Q, F)>);
+
+impl<Q: QueryData, F: QueryFilter> Shape<Q, F> {
+    /// `()`, or the compile error of the first failing check.
+    pub(crate) const CHECK: () = {
+        let () = Q::CHECK;
+        let () = F::CHECK;
+    };
 }

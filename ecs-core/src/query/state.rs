@@ -3,6 +3,7 @@
 use super::ReadOnlyQueryData;
 use super::{
     Access, FetchContext, QueryBuilder, QueryData, QueryFilter, QueryIter, QueryPlan, QueryView,
+    Shape,
 };
 use crate::change::ChangeRun;
 use crate::entity::Entity;
@@ -39,6 +40,7 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
     /// # Errors
     /// [`EcsError::QueryConflict`] when the query would alias a component (`(&mut A, &A)`).
     pub fn new(world: &mut World<S>) -> Result<Self, EcsError> {
+        let () = Shape::<Q, F>::CHECK;
         let mut builder = QueryBuilder::new(world.components_mut());
         let data = Q::init(&mut builder);
         let filter = F::init(&mut builder);

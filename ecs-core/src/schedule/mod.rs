@@ -300,18 +300,20 @@ impl<S: Storage> Schedule<S> {
     }
 
     /// Adds a system after the others; its name is its function path.
-    pub fn add_system<M>(&mut self, system: impl IntoSystem<S, M>) -> SystemId {
+    pub fn add_system<M, I: IntoSystem<S, M>>(&mut self, system: I) -> SystemId {
+        let () = I::CHECK;
         let system = system.into_system();
         let name = Cow::Owned(system.name().to_owned());
         self.push(Box::new(system), name)
     }
 
     /// Adds a system under a name of your choice (see [`Schedule::id_of`]).
-    pub fn add_named_system<M>(
+    pub fn add_named_system<M, I: IntoSystem<S, M>>(
         &mut self,
         name: impl Into<Cow<'static, str>>,
-        system: impl IntoSystem<S, M>,
+        system: I,
     ) -> SystemId {
+        let () = I::CHECK;
         self.push(Box::new(system.into_system()), name.into())
     }
 

@@ -185,6 +185,12 @@ pub trait IntoSystem<S: Storage, Marker> {
     /// The system type.
     type System: System<S>;
 
+    /// A compile-time check of the system's parameters ([`SystemParam::CHECK`]):
+    /// [`Schedule::add_system`](crate::Schedule::add_system) names it in its body, so a query
+    /// the system cannot run (a plain `&mut T` of a tracked type, `Changed<T>` of an
+    /// untracked one) is an error at the line that adds it.
+    const CHECK: () = ();
+
     /// Makes the system.
     fn into_system(self) -> Self::System;
 }

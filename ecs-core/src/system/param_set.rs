@@ -62,6 +62,8 @@ macro_rules! param_set {
             type State = ($($param::State,)*);
             type Item<'w, 's> = ParamSet<'w, 's, ($($param,)*), S>;
 
+            const CHECK: () = { $(let () = $param::CHECK;)* };
+
             fn init(world: &mut World<S>, access: &mut SystemAccess) -> Result<Self::State, EcsError> {
                 let mut members = Vec::new();
                 let state = ($({

@@ -7,12 +7,10 @@ use std::ptr::NonNull;
 
 use super::{EntityMut, EntityRef, World};
 use crate::change::{ChangeKind, Mut};
-use crate::component::Component;
+use crate::component::{Component, Tracking};
 use crate::entity::Entity;
 use crate::error::EcsError;
-use crate::query::{
-    assert_untracked, exactly_one, QueryData, QueryFilter, QueryRefIter, ReadOnlyQueryData,
-};
+use crate::query::{exactly_one, QueryData, QueryFilter, QueryRefIter, ReadOnlyQueryData, Shape};
 use crate::storage::Storage;
 
 impl<S: Storage> World<S> {
@@ -55,7 +53,7 @@ impl<S: Storage> World<S> {
         &mut self,
         entities: [Entity; N],
     ) -> Result<[&mut T; N], EcsError> {
-        assert_untracked::<T>();
+        let () = Tracking::<T>::UNTRACKED;
         let ptrs = self.many_ptrs::<T, N>(&entities)?;
         // SAFETY: each pointer is its entity's initialised `T` (`get_ptr`); the entities are
         // distinct, and values of distinct `(entity, component)` pairs never overlap (the
@@ -202,6 +200,7 @@ impl<S: Storage> World<S> {
     /// assert_eq!(world.query_single::<&Camera>().unwrap().zoom, 2.0);
     /// ```
     pub fn query_single<Q: QueryData + 'static>(&mut self) -> Result<Q::Item<'_>, EcsError> {
+        let () = Shape::<Q, ()>::CHECK;
         self.query_single_filtered::<Q, ()>()
     }
 
@@ -229,6 +228,7 @@ impl<S: Storage> World<S> {
     pub fn query_single_filtered<Q: QueryData + 'static, F: QueryFilter + 'static>(
         &mut self,
     ) -> Result<Q::Item<'_>, EcsError> {
+        let () = Shape::<Q, F>::CHECK;
         let index = self.query_index::<Q, F>()?;
         exactly_one::<Q, F, _>(self.query_at::<Q, F>(index))
     }
@@ -291,6 +291,7 @@ impl<S: Storage> World<S> {
     pub fn query_filtered_ref<Q: ReadOnlyQueryData + 'static, F: QueryFilter + 'static>(
         &self,
     ) -> QueryRefIter<'_, Q, F, S> {
+        let () = Shape::<Q, F>::CHECK;
         QueryRefIter::new(self)
     }
 }

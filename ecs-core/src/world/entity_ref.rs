@@ -4,7 +4,7 @@ use std::fmt;
 
 use super::World;
 use crate::change::Mut;
-use crate::component::Component;
+use crate::component::{Component, Tracking};
 use crate::entity::Entity;
 use crate::error::EcsError;
 use crate::storage::{EntityPlace, Storage};
@@ -164,6 +164,7 @@ impl<'w, S: Storage> EntityMut<'w, S> {
     /// changes (a compile-time error otherwise, as for [`World::get_mut`]).
     #[inline]
     pub fn get_mut<T: Component>(&mut self) -> Option<&mut T> {
+        let () = Tracking::<T>::UNTRACKED;
         self.world.get_mut::<T>(self.entity)
     }
 

@@ -19,12 +19,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::bundle::{Bundle, BundleInfo, Bundles};
 use crate::change::{ChangeKind, ChangeStore, Mut};
 use crate::component::{
-    Component, ComponentDescriptor, ComponentId, ComponentInfo, Components, TypeIdMap, TypeSlots,
+    Component, ComponentDescriptor, ComponentId, ComponentInfo, Components, Tracking, TypeIdMap,
+    TypeSlots,
 };
 use crate::entities::Entities;
 use crate::entity::Entity;
 use crate::error::EcsError;
-use crate::query::{assert_untracked, QueryData, QueryFilter, QueryIter, QueryState};
+use crate::query::{QueryData, QueryFilter, QueryIter, QueryState, Shape};
 use crate::resource::Resources;
 use crate::storage::Storage;
 
@@ -340,7 +341,7 @@ impl<S: Storage> World<S> {
     /// assert_eq!(world.get::<Hp>(e).unwrap().0, 2);
     /// ```
     pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Option<&mut T> {
-        assert_untracked::<T>();
+        let () = Tracking::<T>::UNTRACKED;
         let mut ptr = self.get_ptr::<T>(entity)?;
         // SAFETY: as in `get`, and `&mut self` makes the reference unique.
         Some(unsafe { ptr.as_mut() })
@@ -453,6 +454,7 @@ impl<S: Storage> World<S> {
     /// ```
     #[inline]
     pub fn query<Q: QueryData + 'static>(&mut self) -> QueryIter<'_, Q, (), S> {
+        let () = Shape::<Q, ()>::CHECK;
         self.query_filtered::<Q, ()>()
     }
 
@@ -477,6 +479,7 @@ impl<S: Storage> World<S> {
     pub fn query_filtered<Q: QueryData + 'static, F: QueryFilter + 'static>(
         &mut self,
     ) -> QueryIter<'_, Q, F, S> {
+        let () = Shape::<Q, F>::CHECK;
         let index = self
             .query_index::<Q, F>()
             .unwrap_or_else(|err| panic!("{err}"));
@@ -500,6 +503,7 @@ impl<S: Storage> World<S> {
     pub fn try_query_filtered<Q: QueryData + 'static, F: QueryFilter + 'static>(
         &mut self,
     ) -> Result<QueryIter<'_, Q, F, S>, EcsError> {
+        let () = Shape::<Q, F>::CHECK;
         let index = self.query_index::<Q, F>()?;
         Ok(self.query_at::<Q, F>(index))
     }
@@ -564,6 +568,7 @@ impl<S: Storage> World<S> {
     pub fn query_state<Q: QueryData, F: QueryFilter>(
         &mut self,
     ) -> Result<QueryState<Q, F, S>, EcsError> {
+        let () = Shape::<Q, F>::CHECK;
         QueryState::new(self)
     }
 
