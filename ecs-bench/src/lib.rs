@@ -11,13 +11,18 @@
 //! * [`alloc_counter`] counts allocations and peak live heap bytes (seed 000's columns).
 //! * [`report`] measures everything (interleaving runners), writes `report.md`,
 //!   `report.json` and SVG charts, and compares backend ratios with a committed baseline.
-//! * `benches/` runs the same bodies under criterion; `src/main.rs` is the `ecs-bench` CLI.
+//! * [`counts`] counts instructions, cache misses, allocations and peak heap of every
+//!   workload under callgrind, deterministically, and checks them against a baseline (CI).
+//! * `benches/` runs the same bodies under criterion; [`cli`] is the `ecs-bench` command line,
+//!   which a program with its own workloads reuses ([`Suite::custom`]).
 //! * With the `peers` feature, [`peers`] adds hecs, bevy_ecs and shipyard as runners of the
 //!   community-standard workloads.
 
 pub mod alloc_counter;
 pub mod backend;
+pub mod cli;
 pub mod components;
+pub mod counts;
 pub mod peers;
 pub mod report;
 pub mod storages;
@@ -25,4 +30,5 @@ pub mod workload;
 pub mod workloads;
 
 pub use backend::{Backend, Runner};
+pub use report::Suite;
 pub use workload::{DynWorkload, Prepared, Scale, Workload, WorkloadInfo};

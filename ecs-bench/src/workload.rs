@@ -53,6 +53,11 @@ pub struct Sizes {
 }
 
 impl Sizes {
+    /// The sizes at each scale.
+    pub const fn new(full: usize, quick: usize, test: usize) -> Sizes {
+        Sizes { full, quick, test }
+    }
+
     /// The size for `scale`.
     pub fn get(&self, scale: Scale) -> usize {
         match scale {
@@ -79,17 +84,20 @@ pub enum Family {
     Seed003,
     /// Seed 004 (compacting components): removal orders and strategies.
     Seed004,
+    /// A program's own workloads ([`WorkloadInfo::custom`]).
+    Custom,
 }
 
 impl Family {
     /// Every family, in report order.
-    pub const ALL: [Family; 6] = [
+    pub const ALL: [Family; 7] = [
         Family::Community,
         Family::Seed000,
         Family::Seed001,
         Family::Seed002,
         Family::Seed003,
         Family::Seed004,
+        Family::Custom,
     ];
 
     /// Short key used in file names and `--filter` (`community`, `seed000`, ...).
@@ -101,6 +109,7 @@ impl Family {
             Family::Seed002 => "seed002",
             Family::Seed003 => "seed003",
             Family::Seed004 => "seed004",
+            Family::Custom => "custom",
         }
     }
 
@@ -113,6 +122,7 @@ impl Family {
             Family::Seed002 => "Seed 002: crates and change tracking",
             Family::Seed003 => "Seed 003: jecs (archetypes vs sparse sets)",
             Family::Seed004 => "Seed 004: removal orders, swap-remove vs shift",
+            Family::Custom => "Your workloads",
         }
     }
 }
@@ -161,6 +171,31 @@ pub struct WorkloadInfo {
 }
 
 impl WorkloadInfo {
+    /// The description of a program's own workload (family [`Family::Custom`]): it runs on
+    /// every backend, builds a fresh state for every run, and has no baseline, seed anchor or
+    /// note (set the public fields to change that).
+    pub fn custom(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        sizes: Sizes,
+        unit: &'static str,
+    ) -> WorkloadInfo {
+        WorkloadInfo {
+            name: name.into(),
+            family: Family::Custom,
+            description: description.into(),
+            sizes,
+            unit,
+            anchor: None,
+            note: None,
+            repeatable: false,
+            stepped: false,
+            on_backends: true,
+            only_backends: &[],
+            has_baseline: false,
+        }
+    }
+
     /// `family/name`, what `--filter` matches against.
     pub fn path(&self) -> String {
         format!("{}/{}", self.family.key(), self.name)

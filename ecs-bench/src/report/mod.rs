@@ -16,7 +16,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::alloc_counter;
 use crate::backend::{Backend, Runner};
-use crate::workload::{DynWorkload, Family, Scale};
+use crate::workload::{DynWorkload, Family, Pending, Scale};
 use crate::workloads::{self, seed004_memory};
 use measure::{measure_workload, Measured, Settings};
 use model::{AnchorReport, Machine, Meta, Report, RunnerResult, WorkloadReport, SCHEMA};
@@ -24,9 +24,48 @@ use model::{AnchorReport, Machine, Meta, Report, RunnerResult, WorkloadReport, S
 /// The name `--filter` matches for seed 004's memory table.
 pub const MEMORY_TABLE_PATH: &str = "seed004/memory_table";
 
+/// A set of workloads a report or a counts run chooses from: ecs-bench's own
+/// ([`Suite::builtin`]), or a program's own workloads ([`Suite::custom`]), which get the same
+/// report, counts and baseline checks (see [`crate::cli`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Suite {
+    /// What the suite is called in reports.
+    pub name: &'static str,
+    /// Every workload, in report order.
+    pub workloads: fn() -> Vec<Box<dyn DynWorkload>>,
+    /// Slots listed as not yet available.
+    pub pending: fn() -> Vec<Pending>,
+    /// Whether the suite includes seed 004's memory table.
+    pub memory_table: bool,
+}
+
+impl Suite {
+    /// ecs-bench's workloads ([`workloads::registry`]), pending slots and memory table.
+    pub fn builtin() -> Suite {
+        Suite {
+            name: "ecs-bench",
+            workloads: workloads::registry,
+            pending: workloads::pending,
+            memory_table: true,
+        }
+    }
+
+    /// A program's own workloads, under `name`: no pending slots, no memory table.
+    pub fn custom(name: &'static str, workloads: fn() -> Vec<Box<dyn DynWorkload>>) -> Suite {
+        Suite {
+            name,
+            workloads,
+            pending: Vec::new,
+            memory_table: false,
+        }
+    }
+}
+
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct Config {
+    /// The workloads to choose from.
+    pub suite: Suite,
     /// Workload sizes.
     pub scale: Scale,
     /// Case-insensitive substrings of `family/workload`; empty selects everything.
@@ -41,6 +80,7 @@ impl Config {
     /// Everything, on the default runners, at `scale`.
     pub fn new(scale: Scale) -> Config {
         Config {
+            suite: Suite::builtin(),
             scale,
             filters: Vec::new(),
             runners: Runner::reported(),
@@ -61,7 +101,7 @@ impl Config {
 
 /// The selected workloads, in registry order.
 pub fn selected_workloads(config: &Config) -> Vec<Box<dyn DynWorkload>> {
-    workloads::registry()
+    (config.suite.workloads)()
         .into_iter()
         .filter(|w| config.selects(&w.info().path()))
         .collect()
@@ -86,7 +126,7 @@ pub fn run(config: &Config) -> Report {
     // Start rayon's pool now so its threads are not counted against the first workload.
     rayon::join(|| (), || ());
     let selected = selected_workloads(config);
-    let with_memory = config.selects(MEMORY_TABLE_PATH);
+    let with_memory = config.suite.memory_table && config.selects(MEMORY_TABLE_PATH);
     let bar = progress_bar(config, selected.len() as u64 + u64::from(with_memory));
     let settings = Settings::for_scale(config.scale);
 
@@ -130,7 +170,7 @@ pub fn run(config: &Config) -> Report {
             debug_build: cfg!(debug_assertions),
         },
         workloads: reports,
-        pending: workloads::pending()
+        pending: (config.suite.pending)()
             .into_iter()
             .filter(|p| config.selects(&format!("{}/{}", p.family.key(), p.name)))
             .collect(),
