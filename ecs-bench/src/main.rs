@@ -5,7 +5,7 @@
 //! cargo run --release -p ecs-bench -- report --quick    # well under a minute (CI)
 //! cargo run --release -p ecs-bench -- report --filter seed000 --backend sparse
 //! cargo run --release -p ecs-bench -- compare --baseline ecs-bench/baseline.json DIR/report.json
-//! cargo run --release -p ecs-bench -- counts --check ecs-bench/counts-baseline.json
+//! cargo run --profile counts -p ecs-bench -- counts --check ecs-bench/counts-baseline.json
 //! cargo run --release -p ecs-bench -- list
 //! ```
 //!

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo run --release -p examples --example compare_storages -- report --quick
-//! cargo run --release -p examples --example compare_storages -- counts \
+//! cargo run --profile counts -p examples --example compare_storages -- counts \
 //!     --check examples/compare_storages-counts.json   # deterministic CI check (valgrind)
 //! ```
 //!

@@ -1,6 +1,6 @@
 //! Driving valgrind's callgrind and reading its totals.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The valgrind version line (`valgrind-3.19.0`).
@@ -18,6 +18,20 @@ pub fn version() -> Result<String, String> {
             )
         })?;
     Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
+}
+
+/// The full path of the `valgrind` program on the `PATH` (children run with an empty
+/// environment, so they cannot search it themselves).
+///
+/// # Errors
+/// When no `valgrind` is on the `PATH`.
+pub fn program() -> Result<PathBuf, String> {
+    std::env::var_os("PATH")
+        .iter()
+        .flat_map(std::env::split_paths)
+        .map(|dir| dir.join("valgrind"))
+        .find(|candidate| candidate.is_file())
+        .ok_or_else(|| "valgrind is not on the PATH".to_owned())
 }
 
 /// Callgrind's arguments: collection only inside

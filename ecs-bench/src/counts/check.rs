@@ -12,7 +12,7 @@ pub const DEFAULT_TOLERANCE: f64 = 0.02;
 
 /// The command that refreshes the committed baseline.
 pub const REFRESH_COMMAND: &str =
-    "cargo run --release -p ecs-bench -- counts --write-baseline ecs-bench/counts-baseline.json";
+    "cargo run --profile counts -p ecs-bench -- counts --write-baseline ecs-bench/counts-baseline.json";
 
 /// A current row next to its baseline row, if there is one.
 #[derive(Clone, Debug, PartialEq)]

@@ -211,6 +211,17 @@ pub struct Schedule<S: Storage> {
     plan: Option<Plan>,
     world: Option<WorldId>,
     parallel: bool,
+    /// Per-run buffers kept between runs, so a run allocates nothing of its own beyond what
+    /// the parallel executor needs.
+    scratch: Scratch,
+}
+
+/// The buffers of one segment's run: whether each of its systems is skipped (a run
+/// condition said no), and the panic each one raised. Emptied after every segment.
+#[derive(Default)]
+struct Scratch {
+    skip: Vec<bool>,
+    panics: Vec<Mutex<Panic>>,
 }
 
 impl<S: Storage> Default for Schedule<S> {
@@ -290,6 +301,7 @@ impl<S: Storage> Schedule<S> {
             plan: None,
             world: None,
             parallel: true,
+            scratch: Scratch::default(),
         }
     }
     /// Whether non-conflicting systems run in parallel (the default) or all run one after
@@ -577,47 +589,56 @@ impl<S: Storage> Schedule<S> {
         plan: &Plan,
         world: &mut World<S>,
     ) -> Result<(), Box<dyn Any + Send>> {
-        for segment in &plan.segments {
-            let skip: Vec<bool> = segment
-                .systems
-                .iter()
-                .map(|&i| !self.should_run(i, world))
-                .collect();
-            let mut panics: Vec<Panic> = segment.systems.iter().map(|_| None).collect();
-            let mut entries: Vec<&mut Entry<S>> = select(&mut self.entries, &segment.systems);
-            if self.parallel {
-                run_parallel(segment, &mut entries, &skip, world, &mut panics);
-            } else {
-                run_in_order(segment, &mut entries, &skip, world, &mut panics);
-            }
-            // The sync point, in plan order.
-            for ((entry, panic), skipped) in entries.iter_mut().zip(&panics).zip(&skip) {
-                match panic {
-                    Some(_) => entry.system.discard(world),
-                    None if !skipped => entry.system.apply(world),
-                    None => {}
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let result = plan
+            .segments
+            .iter()
+            .try_for_each(|segment| self.run_segment(segment, world, &mut scratch));
+        self.scratch = scratch;
+        result
+    }
+
+    /// One segment: its systems (those whose conditions allow), the sync point in plan order,
+    /// then its exclusive system.
+    fn run_segment(
+        &mut self,
+        segment: &Segment,
+        world: &mut World<S>,
+        scratch: &mut Scratch,
+    ) -> Result<(), Box<dyn Any + Send>> {
+        let Scratch { skip, panics } = scratch;
+        skip.clear();
+        skip.extend(segment.systems.iter().map(|&i| !self.should_run(i, world)));
+        panics.clear();
+        panics.resize_with(segment.systems.len(), || Mutex::new(None));
+        if self.parallel {
+            run_parallel(segment, &mut self.entries, skip, world, panics);
+        } else {
+            run_in_order(segment, &mut self.entries, skip, world, panics);
+        }
+        // The sync point, in plan order.
+        let mut first_panic = None;
+        for ((&i, panic), &skipped) in segment.systems.iter().zip(panics.iter_mut()).zip(&*skip) {
+            let system = &mut self.entries[i].system;
+            match panic.get_mut().take() {
+                Some(payload) => {
+                    system.discard(world);
+                    first_panic.get_or_insert(payload);
                 }
+                None if !skipped => system.apply(world),
+                None => {}
             }
-            if let Some(payload) = panics.into_iter().flatten().next() {
-                return Err(payload);
-            }
-            if let Some(x) = segment.exclusive.filter(|&x| self.should_run(x, world)) {
-                let system = &mut self.entries[x].system;
-                catch_unwind(AssertUnwindSafe(|| system.run(world)))?
-                    .expect("an exclusive system is always initialised");
-            }
+        }
+        if let Some(payload) = first_panic {
+            return Err(payload);
+        }
+        if let Some(x) = segment.exclusive.filter(|&x| self.should_run(x, world)) {
+            let system = &mut self.entries[x].system;
+            catch_unwind(AssertUnwindSafe(|| system.run(world)))?
+                .expect("an exclusive system is always initialised");
         }
         Ok(())
     }
-}
-
-/// The entries at `indices` (distinct), in that order.
-fn select<'a, S: Storage>(entries: &'a mut [Entry<S>], indices: &[usize]) -> Vec<&'a mut Entry<S>> {
-    let mut slots: Vec<Option<&'a mut Entry<S>>> = entries.iter_mut().map(Some).collect();
-    indices
-        .iter()
-        .map(|&i| slots[i].take().expect("plan indices are distinct"))
-        .collect()
 }
 
 /// Runs a segment's systems one after the other in plan order, skipping those that wait for
@@ -625,19 +646,20 @@ fn select<'a, S: Storage>(entries: &'a mut [Entry<S>], indices: &[usize]) -> Vec
 /// said no.
 fn run_in_order<S: Storage>(
     segment: &Segment,
-    entries: &mut [&mut Entry<S>],
+    entries: &mut [Entry<S>],
     skip: &[bool],
     world: &World<S>,
-    panics: &mut [Panic],
+    panics: &mut [Mutex<Panic>],
 ) {
-    let mut blocked = vec![false; entries.len()];
-    for (i, (entry, panic)) in entries.iter_mut().zip(panics.iter_mut()).enumerate() {
-        if !blocked[i] && !skip[i] {
-            *panic = run_caught(entry.system.as_mut(), world);
+    let mut blocked = vec![false; segment.systems.len()];
+    for (k, &i) in segment.systems.iter().enumerate() {
+        let panic = panics[k].get_mut();
+        if !blocked[k] && !skip[k] {
+            *panic = run_caught(entries[i].system.as_mut(), world);
         }
-        if blocked[i] || panic.is_some() {
+        if blocked[k] || panic.is_some() {
             // Dependents come later in plan order, so this reaches them in time.
-            for &d in &segment.dependents[i] {
+            for &d in &segment.dependents[k] {
                 blocked[d] = true;
             }
         }
@@ -652,26 +674,24 @@ type Panic = Option<Box<dyn Any + Send>>;
 /// whose conditions said no (their dependents still run).
 fn run_parallel<S: Storage>(
     segment: &Segment,
-    entries: &mut [&mut Entry<S>],
+    entries: &mut [Entry<S>],
     skip: &[bool],
     world: &World<S>,
-    panics: &mut [Panic],
+    panics: &[Mutex<Panic>],
 ) {
-    // Each job takes its own entry and panic slot; a job runs once (`run_graph`), so the
+    // One slot per entry of the schedule; the job for the segment's `k`-th system takes the
+    // slot of `segment.systems[k]` (distinct indices). A job runs once (`run_graph`), so the
     // locks are never contended, only there to hand the `&mut`s across threads safely.
-    let slots: Vec<Mutex<(&mut &mut Entry<S>, &mut Panic)>> = entries
-        .iter_mut()
-        .zip(panics.iter_mut())
-        .map(Mutex::new)
-        .collect();
-    crate::parallel::run_graph(&segment.dependents, &segment.waits, segment.roots(), |i| {
-        if skip[i] {
+    let slots: Vec<Mutex<&mut Entry<S>>> = entries.iter_mut().map(Mutex::new).collect();
+    crate::parallel::run_graph(&segment.dependents, &segment.waits, segment.roots(), |k| {
+        if skip[k] {
             return true;
         }
-        let mut slot = slots[i].lock();
-        let (entry, panic) = &mut *slot;
-        **panic = run_caught(entry.system.as_mut(), world);
-        panic.is_none()
+        let mut entry = slots[segment.systems[k]].lock();
+        let panic = run_caught(entry.system.as_mut(), world);
+        let ok = panic.is_none();
+        *panics[k].lock() = panic;
+        ok
     });
 }
 
