@@ -72,7 +72,8 @@ pub struct Config {
     pub filters: Vec<String>,
     /// Runners, in column order.
     pub runners: Vec<Runner>,
-    /// Whether to draw a progress bar (on stderr, and only on a terminal).
+    /// Whether to show progress on stderr: a bar on a terminal, otherwise one line per
+    /// finished workload (so a piped or logged run shows where it is).
     pub progress: bool,
 }
 
@@ -145,6 +146,16 @@ pub fn run(config: &Config) -> Report {
             reports.push(workload_report(workload.as_ref(), size, &measured));
         }
         bar.inc(1);
+        if config.progress && bar.is_hidden() {
+            // Not a terminal (piped, CI log): one line per workload instead of the bar.
+            eprintln!(
+                "[{:>4.0} s] {}/{} {}",
+                bar.elapsed().as_secs_f64(),
+                bar.position(),
+                bar.length().unwrap_or_default(),
+                info.path()
+            );
+        }
     }
     let memory_table = with_memory.then(|| {
         bar.set_message("seed 004 memory table");
