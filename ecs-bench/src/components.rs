@@ -1,4 +1,4 @@
-//! The benchmark components named in WORKLOADS.md, and the checksum helpers over them.
+//! The benchmark components named in docs/workloads.md, and the checksum helpers over them.
 //!
 //! All are plain `Copy` data so the hand-written baselines can hold the same values. Checksums
 //! are *order-independent* (a wrapping sum of per-value hashes): backends iterate in different

@@ -1,7 +1,7 @@
 //! # ecs-bench
 //!
 //! Identical benchmark workloads on every storage backend. Each workload of
-//! `shared/WORKLOADS.md` is written once, generic over `S: ecs_core::Storage`
+//! `docs/workloads.md` is written once, generic over `S: ecs_core::Storage`
 //! ([`workload::Workload`]), and runs on every backend of [`backend::Backend`] and, where it
 //! makes sense, on a hand-written `Vec` baseline. Every run computes an order-independent
 //! checksum; all runners must agree.

@@ -23,7 +23,7 @@ use crate::backend::{Runner, StorageVisitor};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Scale {
-    /// The sizes of WORKLOADS.md and the seeds.
+    /// The sizes of docs/workloads.md and the seeds.
     Full,
     /// Shrunk so a whole report runs in well under a minute (CI).
     Quick,

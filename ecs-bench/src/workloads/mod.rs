@@ -1,7 +1,7 @@
 //! Every workload, one file per family, and the registry that lists them.
 //!
 //! Each workload is one generic body over `S: Storage` (the `prepare` of its [`Workload`](crate::workload::Workload)
-//! impl); where WORKLOADS.md calls for it, a hand-written `Vec` baseline sits beside it.
+//! impl); where docs/workloads.md calls for it, a hand-written `Vec` baseline sits beside it.
 
 pub mod community;
 pub mod matrix;
