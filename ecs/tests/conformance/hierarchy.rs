@@ -33,10 +33,17 @@ fn check_links<S: Storage>(world: &mut World<S>) -> HashMap<Entity, (Option<Enti
         assert_eq!(world.has::<Children>(e), !children.is_empty(), "{e:?}");
         if let Some(p) = parent {
             assert!(world.contains(p), "{e:?} names a dead parent {p:?}");
-            assert!(world.children(p).unwrap().any(|c| c == e), "{p:?} does not list {e:?}");
+            assert!(
+                world.children(p).unwrap().any(|c| c == e),
+                "{p:?} does not list {e:?}"
+            );
         }
         for &c in &children {
-            assert_eq!(world.parent(c).unwrap(), Some(e), "{c:?} listed under {e:?}");
+            assert_eq!(
+                world.parent(c).unwrap(),
+                Some(e),
+                "{c:?} listed under {e:?}"
+            );
         }
         let ancestors: Vec<Entity> = world.ancestors(e).unwrap().take(all.len() + 1).collect();
         assert!(ancestors.len() < all.len().max(1), "a cycle through {e:?}");
@@ -55,13 +62,19 @@ pub fn api_links_moves_and_refuses<S: Storage>() {
     let c = world.spawn(A(4));
     world.set_parent(c, root).unwrap();
     assert_eq!(world.children(root).unwrap().collect::<Vec<_>>(), [a, b, c]);
-    assert_eq!(world.descendants(root).unwrap().collect::<Vec<_>>(), [a, a1, b, c]);
+    assert_eq!(
+        world.descendants(root).unwrap().collect::<Vec<_>>(),
+        [a, a1, b, c]
+    );
     assert_eq!(world.ancestors(a1).unwrap().collect::<Vec<_>>(), [a, root]);
     // Reparenting moves, siblings close the gap; the same parent is a no-op.
     world.set_parent(b, a1).unwrap();
     world.set_parent(c, root).unwrap();
     assert_eq!(world.children(root).unwrap().collect::<Vec<_>>(), [a, c]);
-    assert_eq!(world.descendants(root).unwrap().collect::<Vec<_>>(), [a, a1, b, c]);
+    assert_eq!(
+        world.descendants(root).unwrap().collect::<Vec<_>>(),
+        [a, a1, b, c]
+    );
     // Moving a middle child.
     let d = world.spawn_child(root, ()).unwrap();
     world.set_parent(c, a).unwrap();
@@ -80,11 +93,20 @@ pub fn api_links_moves_and_refuses<S: Storage>() {
     // Stale handles, either side.
     let dead = world.spawn(());
     world.despawn(dead).unwrap();
-    assert_eq!(world.set_parent(dead, root), Err(EcsError::NoSuchEntity(dead)));
+    assert_eq!(
+        world.set_parent(dead, root),
+        Err(EcsError::NoSuchEntity(dead))
+    );
     assert_eq!(world.set_parent(a, dead), Err(EcsError::NoSuchEntity(dead)));
-    assert_eq!(world.spawn_child(dead, A(9)), Err(EcsError::NoSuchEntity(dead)));
+    assert_eq!(
+        world.spawn_child(dead, A(9)),
+        Err(EcsError::NoSuchEntity(dead))
+    );
     assert_eq!(world.remove_parent(dead), Err(EcsError::NoSuchEntity(dead)));
-    assert_eq!(world.despawn_recursive(dead), Err(EcsError::NoSuchEntity(dead)));
+    assert_eq!(
+        world.despawn_recursive(dead),
+        Err(EcsError::NoSuchEntity(dead))
+    );
     assert!(world.parent(dead).is_err() && world.children(dead).is_err());
     assert!(world.ancestors(dead).is_err() && world.descendants(dead).is_err());
     // The components cannot be removed behind the hierarchy's back.
@@ -111,11 +133,16 @@ pub fn api_links_moves_and_refuses<S: Storage>() {
 pub fn despawn_keeps_links_exact<S: Storage>() {
     let mut world = World::<S>::new();
     let root = world.spawn(A(0));
-    let kids: Vec<Entity> = (1..=3).map(|i| world.spawn_child(root, A(i)).unwrap()).collect();
+    let kids: Vec<Entity> = (1..=3)
+        .map(|i| world.spawn_child(root, A(i)).unwrap())
+        .collect();
     let grandkid = world.spawn_child(kids[1], A(9)).unwrap();
     // A middle child goes: its siblings close the gap, its child becomes a root.
     world.despawn(kids[1]).unwrap();
-    assert_eq!(world.children(root).unwrap().collect::<Vec<_>>(), [kids[0], kids[2]]);
+    assert_eq!(
+        world.children(root).unwrap().collect::<Vec<_>>(),
+        [kids[0], kids[2]]
+    );
     assert_eq!(world.parent(grandkid), Ok(None));
     assert!(!world.has::<ChildOf>(grandkid));
     check_links(&mut world);
@@ -154,7 +181,9 @@ pub fn queries_see_relationships<S: Storage>() {
     let mut moved = world.query_state::<Entity, Changed<ChildOf>>().unwrap();
     let p1 = world.spawn(A(100));
     let p2 = world.spawn(A(200));
-    let kids: Vec<Entity> = (1..=3).map(|i| world.spawn_child(p1, A(i)).unwrap()).collect();
+    let kids: Vec<Entity> = (1..=3)
+        .map(|i| world.spawn_child(p1, A(i)).unwrap())
+        .collect();
     assert_eq!(added.iter(&world).count(), 3);
     assert_eq!(moved.iter(&world).count(), 3);
     // Children with their parent's data.
@@ -243,7 +272,9 @@ pub fn random_relationship_ops_match_model<S: Storage>() {
     let mut rng = Rng::new(0x41E_2A2C);
     {
         let mut world = World::<S>::new();
-        let mut model = Model { nodes: HashMap::new() };
+        let mut model = Model {
+            nodes: HashMap::new(),
+        };
         let mut handles: Vec<Entity> = Vec::new(); // live and dead, to hit stale handles
         let steps = size(4_000, 300);
         for step in 0..steps {
@@ -251,7 +282,13 @@ pub fn random_relationship_ops_match_model<S: Storage>() {
             match if handles.is_empty() { 0 } else { rng.below(10) } {
                 0 | 1 => {
                     let e = world.spawn((ledger.make(), A(step as u32)));
-                    model.nodes.insert(e, Node { value: step as u64, ..Node::default() });
+                    model.nodes.insert(
+                        e,
+                        Node {
+                            value: step as u64,
+                            ..Node::default()
+                        },
+                    );
                     handles.push(e);
                 }
                 2 | 3 => {
@@ -259,7 +296,13 @@ pub fn random_relationship_ops_match_model<S: Storage>() {
                     let result = world.spawn_child(p, (ledger.make(), A(step as u32)));
                     match result {
                         Ok(e) => {
-                            model.nodes.insert(e, Node { value: step as u64, ..Node::default() });
+                            model.nodes.insert(
+                                e,
+                                Node {
+                                    value: step as u64,
+                                    ..Node::default()
+                                },
+                            );
                             model.set_parent(e, p);
                             handles.push(e);
                         }
@@ -275,7 +318,13 @@ pub fn random_relationship_ops_match_model<S: Storage>() {
                     if !model.nodes.contains_key(&e) || !model.nodes.contains_key(&p) {
                         assert!(matches!(result, Err(EcsError::NoSuchEntity(_))));
                     } else if model.is_self_or_ancestor(e, p) {
-                        assert_eq!(result, Err(EcsError::HierarchyCycle { child: e, parent: p }));
+                        assert_eq!(
+                            result,
+                            Err(EcsError::HierarchyCycle {
+                                child: e,
+                                parent: p
+                            })
+                        );
                     } else {
                         assert_eq!(result, Ok(()));
                         model.set_parent(e, p);
@@ -348,7 +397,9 @@ pub fn panicking_drop_in_recursive_despawn<S: Storage>() {
     let x = world.spawn_child(root, ledger.make()).unwrap();
     let x1 = world.spawn_child(x, ledger.make()).unwrap();
     let x2 = world.spawn_child(x, ledger.make()).unwrap();
-    let bomb = world.spawn_child(root, (ledger.make(), Bomb { armed: true })).unwrap();
+    let bomb = world
+        .spawn_child(root, (ledger.make(), Bomb { armed: true }))
+        .unwrap();
     let b1 = world.spawn_child(bomb, ledger.make()).unwrap();
     let y = world.spawn_child(root, ledger.make()).unwrap();
     let result = catch_unwind(AssertUnwindSafe(|| world.despawn_recursive(root)));
@@ -378,7 +429,9 @@ pub fn panicking_drop_on_last_child_of_a_parent<S: Storage>() {
     let mut world = World::<S>::new();
     let root = world.spawn(ledger.make());
     let mid = world.spawn_child(root, ledger.make()).unwrap();
-    let bomb = world.spawn_child(mid, (ledger.make(), Bomb { armed: true })).unwrap();
+    let bomb = world
+        .spawn_child(mid, (ledger.make(), Bomb { armed: true }))
+        .unwrap();
     let result = catch_unwind(AssertUnwindSafe(|| world.despawn_recursive(root)));
     assert!(result.is_err());
     assert!(!world.contains(bomb));
