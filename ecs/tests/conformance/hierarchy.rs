@@ -212,57 +212,100 @@ pub fn queries_see_relationships<S: Storage>() {
     assert_eq!(added.iter(&world).collect::<Vec<_>>(), [p2]);
 }
 
-/// What the model keeps per live entity.
-#[derive(Default, Clone)]
-struct Node {
+/// What the model keeps per entity: its parent and its children in order.
+#[derive(Default, Clone, Debug)]
+pub struct Node {
     parent: Option<Entity>,
     children: Vec<Entity>,
     value: u64,
 }
 
-struct Model {
+/// A model of the hierarchy: entities absent from `nodes` have no links (the conformance
+/// model test tracks only linked ones; this file's test keeps every live entity).
+#[derive(Default)]
+pub struct Links {
     nodes: HashMap<Entity, Node>,
 }
 
-impl Model {
-    fn is_self_or_ancestor(&self, e: Entity, of: Entity) -> bool {
+impl Links {
+    pub fn parent(&self, e: Entity) -> Option<Entity> {
+        self.nodes.get(&e).and_then(|n| n.parent)
+    }
+
+    pub fn children(&self, e: Entity) -> &[Entity] {
+        self.nodes.get(&e).map_or(&[], |n| &n.children)
+    }
+
+    pub fn clear(&mut self) {
+        self.nodes.clear();
+    }
+
+    pub fn is_self_or_ancestor(&self, e: Entity, of: Entity) -> bool {
         let mut at = Some(of);
         while let Some(x) = at {
             if x == e {
                 return true;
             }
-            at = self.nodes[&x].parent;
+            at = self.parent(x);
         }
         false
     }
 
-    fn unlink(&mut self, e: Entity) {
+    pub fn unlink(&mut self, e: Entity) {
         if let Some(p) = self.nodes.get_mut(&e).and_then(|n| n.parent.take()) {
             self.nodes.get_mut(&p).unwrap().children.retain(|&c| c != e);
         }
     }
 
-    fn set_parent(&mut self, e: Entity, p: Entity) {
-        if self.nodes[&e].parent == Some(p) {
+    pub fn set_parent(&mut self, e: Entity, p: Entity) {
+        if self.parent(e) == Some(p) {
             return;
         }
         self.unlink(e);
-        self.nodes.get_mut(&e).unwrap().parent = Some(p);
-        self.nodes.get_mut(&p).unwrap().children.push(e);
+        self.nodes.entry(e).or_default().parent = Some(p);
+        self.nodes.entry(p).or_default().children.push(e);
     }
 
-    fn despawn(&mut self, e: Entity) {
+    /// A plain despawn: unlinked from its parent, its children become roots.
+    pub fn despawn(&mut self, e: Entity) {
         self.unlink(e);
-        let node = self.nodes.remove(&e).unwrap();
-        for c in node.children {
-            self.nodes.get_mut(&c).unwrap().parent = None;
+        if let Some(node) = self.nodes.remove(&e) {
+            for c in node.children {
+                self.nodes.get_mut(&c).unwrap().parent = None;
+            }
         }
     }
 
-    fn subtree(&self, e: Entity, out: &mut Vec<Entity>) {
+    /// `e` and its descendants, depth-first.
+    pub fn subtree(&self, e: Entity, out: &mut Vec<Entity>) {
         out.push(e);
-        for &c in &self.nodes[&e].children {
+        for &c in self.children(e) {
             self.subtree(c, out);
+        }
+    }
+
+    /// A recursive despawn; returns the entities it removes.
+    pub fn despawn_recursive(&mut self, e: Entity) -> Vec<Entity> {
+        let mut gone = Vec::new();
+        self.subtree(e, &mut gone);
+        self.unlink(e);
+        for g in &gone {
+            self.nodes.remove(g);
+        }
+        gone
+    }
+
+    /// The world's links of every entity in `live` are the model's, exactly (children and
+    /// depth-first descendants in order).
+    pub fn compare<S: Storage>(&self, world: &World<S>, live: impl Iterator<Item = Entity>) {
+        for e in live {
+            assert_eq!(world.parent(e), Ok(self.parent(e)), "{e:?}'s parent");
+            let children: Vec<Entity> = world.children(e).unwrap().collect();
+            assert_eq!(children, self.children(e), "{e:?}'s children");
+            let mut expected = Vec::new();
+            self.subtree(e, &mut expected);
+            let walked: Vec<Entity> = world.descendants(e).unwrap().collect();
+            assert_eq!(walked, expected[1..], "{e:?}'s descendants");
         }
     }
 }
@@ -272,37 +315,29 @@ pub fn random_relationship_ops_match_model<S: Storage>() {
     let mut rng = Rng::new(0x41E_2A2C);
     {
         let mut world = World::<S>::new();
-        let mut model = Model {
-            nodes: HashMap::new(),
-        };
+        let mut model = Links::default();
         let mut handles: Vec<Entity> = Vec::new(); // live and dead, to hit stale handles
         let steps = size(4_000, 300);
         for step in 0..steps {
             let pick = |rng: &mut Rng, handles: &[Entity]| handles[rng.below(handles.len())];
+            let born = |model: &mut Links, e: Entity| {
+                let node = Node {
+                    value: step as u64,
+                    ..Node::default()
+                };
+                model.nodes.insert(e, node);
+            };
             match if handles.is_empty() { 0 } else { rng.below(10) } {
                 0 | 1 => {
                     let e = world.spawn((ledger.make(), A(step as u32)));
-                    model.nodes.insert(
-                        e,
-                        Node {
-                            value: step as u64,
-                            ..Node::default()
-                        },
-                    );
+                    born(&mut model, e);
                     handles.push(e);
                 }
                 2 | 3 => {
                     let p = pick(&mut rng, &handles);
-                    let result = world.spawn_child(p, (ledger.make(), A(step as u32)));
-                    match result {
+                    match world.spawn_child(p, (ledger.make(), A(step as u32))) {
                         Ok(e) => {
-                            model.nodes.insert(
-                                e,
-                                Node {
-                                    value: step as u64,
-                                    ..Node::default()
-                                },
-                            );
+                            born(&mut model, e);
                             model.set_parent(e, p);
                             handles.push(e);
                         }
@@ -333,59 +368,40 @@ pub fn random_relationship_ops_match_model<S: Storage>() {
                 6 => {
                     let e = pick(&mut rng, &handles);
                     let result = world.remove_parent(e);
-                    match model.nodes.get(&e) {
-                        None => assert!(result.is_err()),
-                        Some(node) => {
-                            assert_eq!(result, Ok(node.parent));
-                            model.unlink(e);
-                        }
+                    if model.nodes.contains_key(&e) {
+                        assert_eq!(result, Ok(model.parent(e)));
+                        model.unlink(e);
+                    } else {
+                        assert!(result.is_err());
                     }
                 }
                 7 => {
                     let e = pick(&mut rng, &handles);
                     let result = world.despawn(e);
                     assert_eq!(result.is_ok(), model.nodes.contains_key(&e));
-                    if result.is_ok() {
-                        model.despawn(e);
-                    }
+                    model.despawn(e);
                 }
                 _ => {
                     let e = pick(&mut rng, &handles);
                     let result = world.despawn_recursive(e);
                     assert_eq!(result.is_ok(), model.nodes.contains_key(&e));
                     if result.is_ok() {
-                        let mut gone = Vec::new();
-                        model.subtree(e, &mut gone);
-                        model.unlink(e);
-                        for g in gone {
-                            model.nodes.remove(&g);
-                        }
+                        model.despawn_recursive(e);
                     }
                 }
             }
             if step % size(50, 10) == 0 || step + 1 == steps {
-                compare(&mut world, &model);
+                let links = check_links(&mut world);
+                assert_eq!(links.len(), model.nodes.len());
+                model.compare(&world, model.nodes.keys().copied());
+                for (e, node) in &model.nodes {
+                    assert_eq!(world.get::<A>(*e), Some(&A(node.value as u32)));
+                }
             }
         }
         assert_eq!(ledger.dropped(), ledger.made() as usize - model.nodes.len());
     }
     ledger.assert_all_dropped();
-}
-
-/// The world's links and values are the model's, exactly (children in order).
-fn compare<S: Storage>(world: &mut World<S>, model: &Model) {
-    let links = check_links(world);
-    assert_eq!(links.len(), model.nodes.len());
-    for (e, node) in &model.nodes {
-        let (parent, children) = &links[e];
-        assert_eq!(parent, &node.parent, "{e:?}'s parent");
-        assert_eq!(children, &node.children, "{e:?}'s children");
-        assert_eq!(world.get::<A>(*e), Some(&A(node.value as u32)));
-        let mut expected = Vec::new();
-        model.subtree(*e, &mut expected);
-        let walked: Vec<Entity> = world.descendants(*e).unwrap().collect();
-        assert_eq!(walked, expected[1..], "{e:?}'s descendants");
-    }
 }
 
 pub fn panicking_drop_in_recursive_despawn<S: Storage>() {
