@@ -260,8 +260,8 @@ impl<S: Storage> World<S> {
     /// A copy of `entity`'s `Children` (first, last, count).
     #[inline]
     pub(crate) fn head_of(&self, ids: LinkIds, entity: Entity) -> Option<(Entity, Entity, u32)> {
-        // SAFETY: as in `link_of`, for component `ids.children`.
         self.children_ptr(ids, entity).map(|p| {
+            // SAFETY: as in `link_of`, for component `ids.children`.
             let c = unsafe { p.as_ref() };
             (c.first, c.last, c.count)
         })
