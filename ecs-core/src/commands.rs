@@ -1,4 +1,5 @@
-//! Commands: spawn, despawn, insert and remove deferred to a sync point.
+//! Commands: spawn, despawn, insert and remove (and the hierarchy's set_parent,
+//! remove_parent and despawn_recursive) deferred to a sync point.
 //!
 //! Systems see the world through a shared reference, so they cannot change its structure.
 //! They queue [`Commands`] instead; the queue is applied at the *sync point*: the end of
@@ -36,6 +37,10 @@ enum Command {
     /// Registers the bundle's components and appends their ids (`Bundle::component_ids`).
     Remove(Entity, fn(&mut Components, &mut Vec<ComponentId>)),
     Despawn(Entity),
+    /// `(child, parent)`: [`World::set_parent`].
+    SetParent(Entity, Entity),
+    RemoveParent(Entity),
+    DespawnRecursive(Entity),
     InsertResource(TypeId, &'static str, Box<dyn Any + Send + Sync>),
     RemoveResource(TypeId),
 }
@@ -179,6 +184,47 @@ impl<'w, 's> Commands<'w, 's> {
         self.queue.commands.push(Command::Despawn(entity));
     }
 
+    /// Queues making `child` the last child of `parent` ([`World::set_parent`]). When
+    /// applied, a stale handle or a would-be cycle makes the command do nothing.
+    ///
+    /// ```
+    /// # use ecs_core::{World, commands::{CommandQueue, Commands}, testing::VecStorage};
+    /// let mut world = World::<VecStorage>::new();
+    /// let parent = world.spawn(());
+    /// let mut queue = CommandQueue::new();
+    /// let mut commands = Commands::new(&mut queue, &world);
+    /// let child = commands.spawn(());
+    /// commands.set_parent(child, parent);
+    /// commands.set_parent(parent, child); // a cycle once applied: skipped
+    /// world.apply(&mut queue);
+    /// assert_eq!(world.parent(child), Ok(Some(parent)));
+    /// assert_eq!(world.parent(parent), Ok(None));
+    /// ```
+    pub fn set_parent(&mut self, child: Entity, parent: Entity) {
+        self.queue.commands.push(Command::SetParent(child, parent));
+    }
+
+    /// Queues making `child` a root ([`World::remove_parent`]).
+    pub fn remove_parent(&mut self, child: Entity) {
+        self.queue.commands.push(Command::RemoveParent(child));
+    }
+
+    /// Queues despawning `entity` and all its descendants ([`World::despawn_recursive`]).
+    ///
+    /// ```
+    /// # use ecs_core::{World, commands::{CommandQueue, Commands}, testing::VecStorage};
+    /// let mut world = World::<VecStorage>::new();
+    /// let root = world.spawn(());
+    /// let leaf = world.spawn_child(root, ()).unwrap();
+    /// let mut queue = CommandQueue::new();
+    /// Commands::new(&mut queue, &world).despawn_recursive(root);
+    /// world.apply(&mut queue);
+    /// assert!(!world.contains(root) && !world.contains(leaf));
+    /// ```
+    pub fn despawn_recursive(&mut self, entity: Entity) {
+        self.queue.commands.push(Command::DespawnRecursive(entity));
+    }
+
     /// Queues storing a resource (replacing one of the same type).
     pub fn insert_resource<R: Resource>(&mut self, value: R) {
         self.queue.commands.push(Command::InsertResource(
@@ -226,8 +272,12 @@ impl<S: Storage> World<S> {
                     component_ids(self.components_mut(), &mut ids);
                     // A missing entity or component is not an error for a command; it makes
                     // the command do nothing, as `World::remove` removes all or nothing.
+                    // Relationship components change only through the hierarchy commands.
                     let holds_all = self.contains(entity)
-                        && ids.iter().all(|&id| self.storage().contains(entity, id));
+                        && ids.iter().all(|&id| {
+                            self.storage().contains(entity, id)
+                                && self.refuse_link_component(entity, id).is_ok()
+                        });
                     if holds_all {
                         for &id in &ids {
                             // Fails only for a second mention of one component (already gone).
@@ -237,6 +287,16 @@ impl<S: Storage> World<S> {
                 }
                 Command::Despawn(entity) => {
                     let _ = self.despawn(entity);
+                }
+                // As for the other commands, a stale handle (or a cycle) skips the command.
+                Command::SetParent(child, parent) => {
+                    let _ = self.set_parent(child, parent);
+                }
+                Command::RemoveParent(child) => {
+                    let _ = self.remove_parent(child);
+                }
+                Command::DespawnRecursive(entity) => {
+                    let _ = self.despawn_recursive(entity);
                 }
                 Command::InsertResource(type_id, name, value) => {
                     self.resources.insert_boxed(type_id, name, value);

@@ -92,6 +92,26 @@ pub enum EcsError {
         /// The systems of one cycle, in order.
         systems: Vec<String>,
     },
+    /// Making `child` a child of `parent` would make it its own ancestor: `parent` is
+    /// `child` itself or one of its descendants. Nothing was changed.
+    HierarchyCycle {
+        /// The entity that was to get a parent.
+        child: Entity,
+        /// The parent it was to get.
+        parent: Entity,
+    },
+    /// The operation would add or remove a relationship component
+    /// ([`ChildOf`](crate::hierarchy::ChildOf), [`Children`](crate::hierarchy::Children))
+    /// directly, which would leave its links dangling; they change only through the
+    /// hierarchy API ([`World::set_parent`](crate::World::set_parent),
+    /// [`World::remove_parent`](crate::World::remove_parent), despawning). Nothing was
+    /// changed.
+    HierarchyComponent {
+        /// The entity asked about.
+        entity: Entity,
+        /// The relationship component's name.
+        component: &'static str,
+    },
     /// Several errors at once (a schedule reports every problem it finds before running).
     Many(Vec<EcsError>),
 }
@@ -155,6 +175,16 @@ impl fmt::Display for EcsError {
                 "the ordering constraints form a cycle: {} runs before {} again",
                 systems.join(" runs before "),
                 systems.first().map_or("", String::as_str)
+            ),
+            EcsError::HierarchyCycle { child, parent } => write!(
+                f,
+                "entity {parent:?} cannot be the parent of {child:?}: it is {child:?} or one of its descendants, \
+                 so {child:?} would become its own ancestor"
+            ),
+            EcsError::HierarchyComponent { entity, component } => write!(
+                f,
+                "component {component} of entity {entity:?} is kept by the hierarchy; change it with \
+                 `set_parent`, `remove_parent` or a despawn"
             ),
             EcsError::Many(errors) => {
                 write!(f, "{} errors:", errors.len())?;

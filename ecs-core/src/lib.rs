@@ -15,6 +15,8 @@
 //!   conflict; [`commands`] defer structural changes to the sync point; [`resource`]s are
 //!   typed singletons.
 //! * [`query::par`]: `par_for_each` on rayon, with batch sizing.
+//! * [`hierarchy`]: parent/child relationships as two opt-in components linked like a list
+//!   (no allocation per parent), with recursive despawn and depth-first traversal.
 //!
 //! ```
 //! use ecs_core::prelude::*;
@@ -42,6 +44,7 @@ pub mod entities;
 pub mod entity;
 pub mod error;
 pub mod event;
+pub mod hierarchy;
 pub mod parallel;
 pub mod query;
 pub mod resource;
@@ -62,6 +65,7 @@ pub use ecs_derive::{Bundle, Component};
 pub use entity::Entity;
 pub use error::EcsError;
 pub use event::{EventReader, EventWriter, Events};
+pub use hierarchy::{ChildOf, Children};
 pub use query::{Added, BatchSize, Changed, Or, QueryState, With, Without};
 pub use resource::{Res, ResMut, Resource};
 pub use schedule::{Schedule, SystemId, Target};
@@ -78,6 +82,7 @@ pub mod prelude {
     pub use crate::entity::Entity;
     pub use crate::error::EcsError;
     pub use crate::event::{EventReader, EventWriter, Events};
+    pub use crate::hierarchy::{ChildOf, Children};
     pub use crate::query::{Added, BatchSize, Changed, Or, QueryState, With, Without};
     pub use crate::resource::{Res, ResMut, Resource};
     pub use crate::schedule::{Schedule, SystemId, Target};

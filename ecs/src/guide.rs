@@ -209,7 +209,47 @@
 //! assert_eq!(world.resource::<Damage>().unwrap().0, 5.0);
 //! ```
 //!
-//! ## 7. Choosing a storage
+//! ## 7. Parents and children
+//!
+//! [`World::spawn_child`](ecs_core::World::spawn_child) and
+//! [`World::set_parent`](ecs_core::World::set_parent) link entities into trees; the links
+//! are two components ([`ChildOf`](crate::ChildOf) on a child, [`Children`](crate::Children)
+//! on a parent), so queries see them and an entity without relationships pays nothing.
+//! Children come back in the order they were added, descendants depth-first; a cycle is
+//! refused; `despawn_recursive` takes a whole subtree, while plain `despawn` of a parent
+//! makes its children roots.
+//!
+//! ```
+//! use ecs::prelude::*;
+//!
+//! #[derive(Component)]
+//! struct Offset(i32);
+//!
+//! let mut world = World::new();
+//! let arm = world.spawn(Offset(10));
+//! let hand = world.spawn_child(arm, Offset(3)).unwrap();
+//! let finger = world.spawn_child(hand, Offset(1)).unwrap();
+//!
+//! // Each child with its parent's data (sorted: query order depends on the backend).
+//! let links: Vec<(i32, Entity)> = world
+//!     .query::<(&Offset, &ChildOf)>()
+//!     .map(|(offset, link)| (offset.0, link.parent()))
+//!     .collect();
+//! let mut sums: Vec<i32> = links
+//!     .iter()
+//!     .map(|&(own, parent)| own + world.get::<Offset>(parent).unwrap().0)
+//!     .collect();
+//! sums.sort();
+//! assert_eq!(sums, [4, 13]);
+//! assert_eq!(world.ancestors(finger).unwrap().collect::<Vec<_>>(), [hand, arm]);
+//! assert!(world.set_parent(arm, finger).is_err(), "an arm cannot hang from its finger");
+//!
+//! world.despawn_recursive(hand).unwrap();
+//! assert!(!world.contains(finger));
+//! assert_eq!(world.children(arm).unwrap().count(), 0);
+//! ```
+//!
+//! ## 8. Choosing a storage
 //!
 //! The code above never changes; what changes with the backend is its cost:
 //!

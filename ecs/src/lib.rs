@@ -98,10 +98,11 @@ pub use ecs_core;
 // code names `::ecs_core`): the derives of the same names are this crate's flavour.
 pub use ecs_core::bundle::Bundle;
 pub use ecs_core::component::Component;
+pub use ecs_core::hierarchy;
 pub use ecs_core::{
-    Added, BatchSize, Changed, CommandQueue, Commands, ComponentDescriptor, ComponentId, EcsError,
-    Entity, EventReader, EventWriter, Events, IntoSystem, Local, Mut, Or, Res, ResMut, Resource,
-    StorageKind, System, SystemId, Target, With, Without,
+    Added, BatchSize, Changed, ChildOf, Children, CommandQueue, Commands, ComponentDescriptor,
+    ComponentId, EcsError, Entity, EventReader, EventWriter, Events, IntoSystem, Local, Mut, Or,
+    Res, ResMut, Resource, StorageKind, System, SystemId, Target, With, Without,
 };
 pub use ecs_derive::{FacadeBundle as Bundle, FacadeComponent as Component};
 
@@ -111,8 +112,8 @@ pub mod prelude {
     pub use crate::{Bundle, Component};
     pub use crate::{ParamSet, Query, Schedule};
     pub use ecs_core::{
-        Added, BatchSize, Changed, CommandQueue, Commands, ComponentDescriptor, ComponentId,
-        EcsError, Entity, EventReader, EventWriter, Events, IntoSystem, Local, Mut, Or, Res,
-        ResMut, Resource, StorageKind, System, SystemId, Target, With, Without,
+        Added, BatchSize, Changed, ChildOf, Children, CommandQueue, Commands, ComponentDescriptor,
+        ComponentId, EcsError, Entity, EventReader, EventWriter, Events, IntoSystem, Local, Mut,
+        Or, Res, ResMut, Resource, StorageKind, System, SystemId, Target, With, Without,
     };
 }

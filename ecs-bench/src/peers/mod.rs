@@ -13,6 +13,8 @@
 #[cfg(feature = "peers")]
 mod bevy;
 #[cfg(feature = "peers")]
+mod bevy_relationship;
+#[cfg(feature = "peers")]
 mod bevy_seeds;
 #[cfg(feature = "peers")]
 mod hecs;
@@ -54,6 +56,10 @@ pub const WORKLOADS: [&str; 10] = [
     "random_access",
 ];
 
+/// Workloads only bevy_ecs runs among the peers: the hierarchy workloads, against its
+/// `ChildOf` / `Children` (hecs and shipyard have no hierarchy of their own).
+pub const BEVY_ONLY: [&str; 2] = ["relationship", "relationship_traversal"];
+
 impl Peer {
     /// Every peer compiled in (none without the `peers` feature).
     pub const ALL: &'static [Peer] = &[
@@ -77,9 +83,20 @@ impl Peer {
         }
     }
 
-    /// Whether this peer runs `workload` (a name from [`WORKLOADS`]).
+    /// Whether this peer runs `workload` (a name from [`WORKLOADS`], or from [`BEVY_ONLY`] for
+    /// bevy_ecs).
     pub fn runs(self, workload: &str) -> bool {
-        WORKLOADS.contains(&workload)
+        WORKLOADS.contains(&workload) || (self.has_hierarchy() && BEVY_ONLY.contains(&workload))
+    }
+
+    /// Whether the peer has a parent/child hierarchy of its own (bevy_ecs).
+    fn has_hierarchy(self) -> bool {
+        match self {
+            #[cfg(feature = "peers")]
+            Peer::Bevy => true,
+            #[cfg(feature = "peers")]
+            _ => false,
+        }
     }
 
     /// Sets `workload` up at `size` on this peer.
@@ -94,9 +111,9 @@ impl Peer {
                 hecs::prepare(workload, size).or_else(|| hecs_seeds::prepare(workload, size))
             }
             #[cfg(feature = "peers")]
-            Peer::Bevy => {
-                bevy::prepare(workload, size).or_else(|| bevy_seeds::prepare(workload, size))
-            }
+            Peer::Bevy => bevy::prepare(workload, size)
+                .or_else(|| bevy_seeds::prepare(workload, size))
+                .or_else(|| bevy_relationship::prepare(workload, size)),
             #[cfg(feature = "peers")]
             Peer::Shipyard => shipyard::prepare(workload, size)
                 .or_else(|| shipyard_seeds::prepare(workload, size)),

@@ -238,6 +238,15 @@ pub const TARGETS: &[Target] = &[
          them densely. What is left is one rayon hand-off per run, which a shared 2-core \
          machine delays now and then.",
     ),
+    // The hierarchy against bevy_ecs's own (issue 19): half its time, no more heap.
+    Target::time("relationship", ALL, Reference::Runner("bevy_ecs"), 0.5),
+    Target {
+        workload: "relationship",
+        backends: ALL,
+        measure: Measure::PeakHeap(Reference::Runner("bevy_ecs")),
+        limit: 1.0,
+        why: None,
+    },
 ];
 
 /// Whether a target held.

@@ -1,7 +1,7 @@
 //! Seed 000 (Varkor, "Refactoring an Old ECS"): Create, Add, AddWriteDelete,
 //! DistributedAddWriteRemoveAddDelete and Random, each reported as time, peak memory and
-//! allocations beside the seed's best revision (new_1, Ryzen 5 2600X). Relationship is a
-//! pending slot until relationships exist.
+//! allocations beside the seed's best revision (new_1, Ryzen 5 2600X). Relationship (and a
+//! traversal workload beside it) is in the `relationship` module.
 //!
 //! The four components are `Position`, `Rotation`, `Velocity` and `Health`; "component k"
 //! below means the k-th of them. Every world is created inside the timed body, as in the

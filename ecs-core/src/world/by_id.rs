@@ -119,7 +119,8 @@ impl<S: Storage> World<S> {
     ///
     /// # Errors
     /// [`EcsError::NoSuchEntity`], [`EcsError::UnknownComponent`],
-    /// [`EcsError::MissingComponent`].
+    /// [`EcsError::MissingComponent`], [`EcsError::HierarchyComponent`] for a relationship
+    /// component (see [`crate::hierarchy`]).
     ///
     /// ```
     /// # use ecs_core::{World, Component, testing::VecStorage};
@@ -134,6 +135,7 @@ impl<S: Storage> World<S> {
     pub fn remove_by_id(&mut self, entity: Entity, id: ComponentId) -> Result<(), EcsError> {
         self.flush();
         self.check(entity)?;
+        self.refuse_link_component(entity, id)?;
         let info = self
             .components
             .get(id)

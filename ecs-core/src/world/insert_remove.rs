@@ -71,8 +71,9 @@ impl<S: Storage> World<S> {
     ///
     /// # Errors
     /// [`EcsError::NoSuchEntity`] for a stale handle; [`EcsError::MissingComponent`] naming
-    /// the first of `B`'s components (in field order) the entity lacks. On error nothing is
-    /// removed.
+    /// the first of `B`'s components (in field order) the entity lacks;
+    /// [`EcsError::HierarchyComponent`] when `B` names a relationship component (use
+    /// [`World::remove_parent`]). On error nothing is removed.
     ///
     /// # Panics
     /// If `B` names one component type twice.
@@ -98,6 +99,7 @@ impl<S: Storage> World<S> {
     pub fn remove<B: Bundle>(&mut self, entity: Entity) -> Result<B, EcsError> {
         self.flush();
         self.check(entity)?;
+        self.refuse_links::<B>(entity)?;
         if B::COUNT > 1 {
             self.check_holds::<B>(entity)?;
         }
@@ -114,9 +116,12 @@ impl<S: Storage> World<S> {
     /// If dropping an extra component panics, the entity is despawned all the same and the
     /// taken values are dropped while unwinding.
     ///
+    /// Relationships are kept exact as by [`World::despawn`].
+    ///
     /// # Errors
     /// [`EcsError::NoSuchEntity`] for a stale handle; [`EcsError::MissingComponent`] naming
-    /// the first of `B`'s components (in field order) the entity lacks.
+    /// the first of `B`'s components (in field order) the entity lacks;
+    /// [`EcsError::HierarchyComponent`] when `B` names a relationship component.
     ///
     /// # Panics
     /// If `B` names one component type twice.
@@ -141,6 +146,7 @@ impl<S: Storage> World<S> {
     pub fn take<B: Bundle>(&mut self, entity: Entity) -> Result<B, EcsError> {
         self.flush();
         self.check(entity)?;
+        self.refuse_links::<B>(entity)?;
         if B::COUNT > 1 {
             self.check_holds::<B>(entity)?;
         }
@@ -148,6 +154,10 @@ impl<S: Storage> World<S> {
             world: self,
             entity,
         })?;
+        // As `despawn`: links first, so no child is left naming a dead parent.
+        if let Some(ids) = self.hierarchy {
+            self.detach(ids, entity);
+        }
         // As `despawn`: the handle is freed first, so if an extra component's Drop panics
         // the entity is gone everywhere (the storage finishes removing it while unwinding),
         // and `bundle` is dropped by the unwinding too.
@@ -155,6 +165,23 @@ impl<S: Storage> World<S> {
         debug_assert!(freed, "checked live above");
         self.storage.despawn(entity);
         Ok(bundle)
+    }
+
+    /// Refuses a bundle naming a relationship component (only in a world with
+    /// relationships: elsewhere this is one branch).
+    #[inline]
+    fn refuse_links<B: Bundle>(&mut self, entity: Entity) -> Result<(), EcsError> {
+        let Some(ids) = self.hierarchy else {
+            return Ok(());
+        };
+        let info = self.bundles.info::<B>(&mut self.components);
+        match info.components().iter().find(|&&id| ids.names(id)) {
+            Some(&id) => Err(EcsError::HierarchyComponent {
+                entity,
+                component: ids.name(id),
+            }),
+            None => Ok(()),
+        }
     }
 
     /// `Ok` when live `entity` has every component of `B`; else the error naming the first

@@ -25,6 +25,7 @@ use crate::component::{
 use crate::entities::Entities;
 use crate::entity::Entity;
 use crate::error::EcsError;
+use crate::hierarchy::LinkIds;
 use crate::query::{QueryData, QueryFilter, QueryIter, QueryState, Shape};
 use crate::resource::Resources;
 use crate::storage::Storage;
@@ -53,6 +54,10 @@ pub struct World<S: Storage> {
     queries: QueryStates,
     changes: ChangeStore,
     pub(crate) resources: Resources,
+    /// The relationship components' ids once the world has linked two entities; `None`
+    /// while no entity has a relationship, so despawning checks for links only where they
+    /// can exist (see [`crate::hierarchy`]).
+    pub(crate) hierarchy: Option<LinkIds>,
 }
 
 impl<S: Storage> Default for World<S> {
@@ -80,6 +85,7 @@ impl<S: Storage> World<S> {
             queries: QueryStates::default(),
             changes: ChangeStore::default(),
             resources: Resources::default(),
+            hierarchy: None,
         }
     }
 
@@ -102,6 +108,22 @@ impl<S: Storage> World<S> {
 
     pub(crate) fn components_mut(&mut self) -> &mut Components {
         &mut self.components
+    }
+
+    /// The storage, writable (crate-internal: callers keep the entity set and the storage
+    /// in step).
+    pub(crate) fn storage_mut(&mut self) -> &mut S {
+        &mut self.storage
+    }
+
+    /// The storage, writable, beside the registry its `unsafe` calls take.
+    pub(crate) fn storage_and_components(&mut self) -> (&mut S, &Components) {
+        (&mut self.storage, &self.components)
+    }
+
+    /// The change logs, writable.
+    pub(crate) fn changes_mut(&mut self) -> &mut ChangeStore {
+        &mut self.changes
     }
 
     /// The change logs of tracked components (read-only; see [`crate::change`]).
@@ -263,6 +285,10 @@ impl<S: Storage> World<S> {
 
     /// Removes an entity and drops its components.
     ///
+    /// Relationships stay exact: a child is unlinked from its parent, and the children of a
+    /// parent become roots (their [`ChildOf`](crate::hierarchy::ChildOf) is removed). To
+    /// despawn a whole subtree, use [`World::despawn_recursive`].
+    ///
     /// # Errors
     /// [`EcsError::NoSuchEntity`] for a stale handle.
     ///
@@ -275,6 +301,13 @@ impl<S: Storage> World<S> {
     /// ```
     pub fn despawn(&mut self, entity: Entity) -> Result<(), EcsError> {
         self.flush();
+        // Links first (one branch for a world that never linked two entities), so no child
+        // is left naming a dead parent; see `crate::hierarchy` for the policy.
+        if let Some(ids) = self.hierarchy {
+            if self.entities.contains(entity) {
+                self.detach(ids, entity);
+            }
+        }
         // Free the handle first: if a component's Drop panics, the entity is already gone
         // everywhere and the storage finishes removing it while unwinding.
         if !self.entities.free(entity) {
@@ -282,6 +315,14 @@ impl<S: Storage> World<S> {
         }
         self.storage.despawn(entity);
         Ok(())
+    }
+
+    /// Despawns live `entity` without looking at its links (the recursive despawn keeps
+    /// them itself). Freed first, as in [`World::despawn`].
+    pub(crate) fn despawn_unlinked(&mut self, entity: Entity) {
+        let freed = self.entities.free(entity);
+        debug_assert!(freed, "despawn_unlinked of a live entity");
+        self.storage.despawn(entity);
     }
 
     /// Despawns every entity; all handles become stale. Registered components stay.
@@ -642,7 +683,7 @@ impl<S: Storage> World<S> {
         self.entities.memory_usage() + self.storage.memory_usage() + self.changes.memory_usage()
     }
 
-    fn check(&self, entity: Entity) -> Result<(), EcsError> {
+    pub(crate) fn check(&self, entity: Entity) -> Result<(), EcsError> {
         if self.entities.contains(entity) {
             Ok(())
         } else {

@@ -10,6 +10,7 @@ mod bundles;
 mod components;
 mod contract;
 mod drops;
+mod hierarchy;
 mod layout;
 mod model;
 mod queries;
@@ -71,4 +72,10 @@ backends! {
     access::query_ref_beside_other_reads => query_ref_beside_reads,
     access::query_ref_registers_nothing => query_ref_registers_nothing,
     access::query_ref_change_filters_see_a_first_run => query_ref_change_filters,
+    hierarchy::api_links_moves_and_refuses => hierarchy_api,
+    hierarchy::despawn_keeps_links_exact => hierarchy_despawn,
+    hierarchy::queries_see_relationships => hierarchy_queries,
+    hierarchy::random_relationship_ops_match_model => hierarchy_model,
+    hierarchy::panicking_drop_in_recursive_despawn => hierarchy_panicking_drop,
+    hierarchy::panicking_drop_on_last_child_of_a_parent => hierarchy_panicking_last_child,
 }

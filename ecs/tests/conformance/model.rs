@@ -12,6 +12,7 @@ use ecs_core::{
 };
 
 use crate::components::size;
+use crate::hierarchy::Links;
 use crate::rng::Rng;
 
 const fn kind(sparse: bool) -> StorageKind {
@@ -82,6 +83,8 @@ struct Harness<S: Storage, const SA: bool, const SB: bool, const ST: bool, const
     rng: Rng,
     /// Multi-component `get`s, kept across operations as a system keeps its queries.
     gets: Gets<S, SA, SB, ST, SD>,
+    /// Parents and ordered children of the entities that have links.
+    links: Links,
 }
 
 /// Query states whose `get` `check_one` compares with the model: everything optional (the
@@ -189,6 +192,7 @@ fn run<S: Storage, const SA: bool, const SB: bool, const ST: bool, const SD: boo
         handles: Vec::new(),
         rng: Rng::new(seed),
         gets,
+        links: Links::default(),
     };
     // Cleared every 50,000 operations (once, half way, in the default run), so a long run
     // keeps a world of a few thousand entities instead of growing without bound.
@@ -210,6 +214,7 @@ impl<S: Storage, const SA: bool, const SB: bool, const ST: bool, const SD: bool>
         if clear_now {
             self.world.clear();
             self.model.clear();
+            self.links.clear();
             // Every handle is stale now: keep the latest few to test stale answers with.
             let keep = self.handles.len().saturating_sub(1_000);
             self.handles.drain(..keep);
@@ -222,7 +227,8 @@ impl<S: Storage, const SA: bool, const SB: bool, const ST: bool, const SD: bool>
             28..=47 => self.insert(),
             48..=62 => self.remove(),
             63..=65 => self.take(),
-            66..=85 => self.check_one(),
+            66..=79 => self.check_one(),
+            80..=85 => self.relate(),
             86..=97 => self.mutate(),
             _ => self.check_query(),
         }
@@ -301,6 +307,7 @@ impl<S: Storage, const SA: bool, const SB: bool, const ST: bool, const SD: bool>
     fn despawn(&mut self) {
         let Some(entity) = self.pick() else { return };
         let result = self.world.despawn(entity);
+        self.links.despawn(entity);
         match self.model.remove(&entity) {
             Some(_) => assert_eq!(result, Ok(())),
             None => assert_eq!(result, Err(EcsError::NoSuchEntity(entity))),
@@ -449,6 +456,7 @@ impl<S: Storage, const SA: bool, const SB: bool, const ST: bool, const SD: bool>
             }) => {
                 assert_eq!(r, Ok((A(*a), D(*d))));
                 self.model.remove(&entity);
+                self.links.despawn(entity);
             }
             Some(Expected { a: None, .. }) => assert_eq!(r, Err(missing::<A<SA>>(entity))),
             Some(_) => assert_eq!(r, Err(missing::<D<SD>>(entity))),
@@ -562,6 +570,71 @@ impl<S: Storage, const SA: bool, const SB: bool, const ST: bool, const SD: bool>
         }
     }
 
+    /// A hierarchy operation: link, unlink, spawn a child or despawn a subtree.
+    fn relate(&mut self) {
+        let (Some(e), Some(p)) = (self.pick(), self.pick()) else {
+            return;
+        };
+        let live = |h: &Self, x: Entity| h.model.contains_key(&x);
+        match self.rng.below(6) {
+            0..=2 => {
+                let result = self.world.set_parent(e, p);
+                if !live(self, e) || !live(self, p) {
+                    assert!(matches!(result, Err(EcsError::NoSuchEntity(_))));
+                } else if self.links.is_self_or_ancestor(e, p) {
+                    assert_eq!(
+                        result,
+                        Err(EcsError::HierarchyCycle {
+                            child: e,
+                            parent: p
+                        })
+                    );
+                } else {
+                    assert_eq!(result, Ok(()));
+                    self.links.set_parent(e, p);
+                }
+            }
+            3 => {
+                let result = self.world.remove_parent(e);
+                if live(self, e) {
+                    assert_eq!(result, Ok(self.links.parent(e)));
+                    self.links.unlink(e);
+                } else {
+                    assert_eq!(result, Err(EcsError::NoSuchEntity(e)));
+                }
+            }
+            4 => {
+                let value = self.rng.next_u64() as u32;
+                match self.world.spawn_child(p, A::<SA>(value)) {
+                    Ok(child) => {
+                        let expected = Expected {
+                            a: Some(value),
+                            ..Expected::default()
+                        };
+                        assert!(self.model.insert(child, expected).is_none());
+                        self.links.set_parent(child, p);
+                        self.handles.push(child);
+                    }
+                    Err(err) => {
+                        assert!(!live(self, p));
+                        assert_eq!(err, EcsError::NoSuchEntity(p));
+                    }
+                }
+            }
+            _ => {
+                let result = self.world.despawn_recursive(e);
+                if live(self, e) {
+                    assert_eq!(result, Ok(()));
+                    for gone in self.links.despawn_recursive(e) {
+                        assert!(self.model.remove(&gone).is_some());
+                    }
+                } else {
+                    assert_eq!(result, Err(EcsError::NoSuchEntity(e)));
+                }
+            }
+        }
+    }
+
     fn compare_whole_world(&mut self) {
         assert_eq!(self.world.len(), self.model.len());
         let mut seen = HashMap::new();
@@ -584,6 +657,7 @@ impl<S: Storage, const SA: bool, const SB: bool, const ST: bool, const SD: bool>
             );
         }
         assert_eq!(seen, self.model);
+        self.links.compare(&self.world, self.model.keys().copied());
         for entity in &self.handles {
             assert_eq!(
                 self.world.contains(*entity),

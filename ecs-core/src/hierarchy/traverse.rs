@@ -1,0 +1,237 @@
+//! Reading the hierarchy: [`World::parent`], [`World::children`], [`World::ancestors`],
+//! [`World::descendants`]. Each follows the links by entity look-up and allocates nothing.
+
+use std::iter::FusedIterator;
+
+use super::{ChildOf, Children, Link, LinkIds};
+use crate::entity::Entity;
+use crate::error::EcsError;
+use crate::storage::{EntityPlace, Storage};
+use crate::world::World;
+
+impl<S: Storage> World<S> {
+    /// `entity`'s parent, if it has one.
+    ///
+    /// # Errors
+    /// [`EcsError::NoSuchEntity`] for a stale handle.
+    ///
+    /// ```
+    /// # use ecs_core::{World, testing::VecStorage};
+    /// let mut world = World::<VecStorage>::new();
+    /// let root = world.spawn(());
+    /// let leaf = world.spawn_child(root, ()).unwrap();
+    /// assert_eq!(world.parent(leaf), Ok(Some(root)));
+    /// assert_eq!(world.parent(root), Ok(None));
+    /// ```
+    pub fn parent(&self, entity: Entity) -> Result<Option<Entity>, EcsError> {
+        self.check(entity)?;
+        Ok(self
+            .hierarchy
+            .and_then(|ids| self.link_of(ids, entity))
+            .map(|l| l.parent))
+    }
+
+    /// `entity`'s children, in the order they were added.
+    ///
+    /// # Errors
+    /// [`EcsError::NoSuchEntity`] for a stale handle.
+    ///
+    /// ```
+    /// # use ecs_core::{World, testing::VecStorage};
+    /// let mut world = World::<VecStorage>::new();
+    /// let root = world.spawn(());
+    /// let a = world.spawn_child(root, ()).unwrap();
+    /// let b = world.spawn_child(root, ()).unwrap();
+    /// let children = world.children(root).unwrap();
+    /// assert_eq!(children.len(), 2);
+    /// assert_eq!(children.collect::<Vec<_>>(), [a, b]);
+    /// ```
+    pub fn children(&self, entity: Entity) -> Result<ChildIter<'_, S>, EcsError> {
+        self.check(entity)?;
+        let head = self
+            .hierarchy
+            .and_then(|ids| Some((ids, self.head_of(ids, entity)?)));
+        Ok(match head {
+            Some((ids, (first, _, count))) => ChildIter {
+                world: self,
+                ids: Some(ids),
+                next: Some(first),
+                left: count as usize,
+            },
+            None => ChildIter {
+                world: self,
+                ids: None,
+                next: None,
+                left: 0,
+            },
+        })
+    }
+
+    /// `entity`'s parent, its parent's parent, and so on up to a root.
+    ///
+    /// # Errors
+    /// [`EcsError::NoSuchEntity`] for a stale handle.
+    ///
+    /// ```
+    /// # use ecs_core::{World, testing::VecStorage};
+    /// let mut world = World::<VecStorage>::new();
+    /// let a = world.spawn(());
+    /// let b = world.spawn_child(a, ()).unwrap();
+    /// let c = world.spawn_child(b, ()).unwrap();
+    /// assert_eq!(world.ancestors(c).unwrap().collect::<Vec<_>>(), [b, a]);
+    /// ```
+    pub fn ancestors(&self, entity: Entity) -> Result<Ancestors<'_, S>, EcsError> {
+        self.check(entity)?;
+        let next = self.parent(entity)?;
+        Ok(Ancestors {
+            world: self,
+            ids: self.hierarchy,
+            next,
+        })
+    }
+
+    /// Every descendant of `entity` (not `entity` itself), depth-first: a child, then its
+    /// descendants, then the next child. Siblings come in the order they were added. The
+    /// walk keeps no stack: it climbs back up through the parent links.
+    ///
+    /// # Errors
+    /// [`EcsError::NoSuchEntity`] for a stale handle.
+    ///
+    /// ```
+    /// # use ecs_core::{World, testing::VecStorage};
+    /// let mut world = World::<VecStorage>::new();
+    /// let root = world.spawn(());
+    /// let a = world.spawn_child(root, ()).unwrap();
+    /// let a1 = world.spawn_child(a, ()).unwrap();
+    /// let b = world.spawn_child(root, ()).unwrap();
+    /// assert_eq!(world.descendants(root).unwrap().collect::<Vec<_>>(), [a, a1, b]);
+    /// ```
+    pub fn descendants(&self, entity: Entity) -> Result<Descendants<'_, S>, EcsError> {
+        self.check(entity)?;
+        let ids = self.hierarchy;
+        let next = ids.and_then(|ids| self.head_of(ids, entity).map(|(first, _, _)| first));
+        Ok(Descendants {
+            world: self,
+            ids,
+            root: entity,
+            next,
+        })
+    }
+
+    /// Both links of `entity` after one storage look-up: its first child and its `ChildOf`.
+    #[inline]
+    fn links_at(&self, ids: LinkIds, entity: Entity) -> (Option<Entity>, Option<Link>) {
+        let Some(place) = self.storage().place(entity) else {
+            return (None, None);
+        };
+        // SAFETY: the place's pointers are the storage's pointers to the entity's
+        // initialised `Children` / `ChildOf` (components `ids.children` / `ids.child_of`),
+        // valid while `&self` lasts; each is read once, here.
+        let first = place
+            .ptr(ids.children)
+            .map(|p| unsafe { p.cast::<Children>().as_ref() }.first);
+        // SAFETY: as above.
+        let link = place
+            .ptr(ids.child_of)
+            .map(|p| Link::of(unsafe { p.cast::<ChildOf>().as_ref() }));
+        (first, link)
+    }
+}
+
+/// The children of one entity, in the order they were added ([`World::children`]).
+pub struct ChildIter<'w, S: Storage> {
+    world: &'w World<S>,
+    ids: Option<LinkIds>,
+    next: Option<Entity>,
+    left: usize,
+}
+
+impl<S: Storage> Iterator for ChildIter<'_, S> {
+    type Item = Entity;
+
+    #[inline]
+    fn next(&mut self) -> Option<Entity> {
+        let child = self.next?;
+        let ids = self.ids?;
+        self.next = self.world.link_of(ids, child).and_then(|l| l.next);
+        self.left -= 1;
+        Some(child)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl<S: Storage> ExactSizeIterator for ChildIter<'_, S> {}
+impl<S: Storage> FusedIterator for ChildIter<'_, S> {}
+
+/// The ancestors of one entity, nearest first ([`World::ancestors`]).
+pub struct Ancestors<'w, S: Storage> {
+    world: &'w World<S>,
+    ids: Option<LinkIds>,
+    next: Option<Entity>,
+}
+
+impl<S: Storage> Iterator for Ancestors<'_, S> {
+    type Item = Entity;
+
+    #[inline]
+    fn next(&mut self) -> Option<Entity> {
+        let at = self.next?;
+        self.next = self
+            .ids
+            .and_then(|ids| self.world.link_of(ids, at))
+            .map(|l| l.parent);
+        Some(at)
+    }
+}
+
+impl<S: Storage> FusedIterator for Ancestors<'_, S> {}
+
+/// The descendants of one entity, depth-first ([`World::descendants`]).
+pub struct Descendants<'w, S: Storage> {
+    world: &'w World<S>,
+    ids: Option<LinkIds>,
+    root: Entity,
+    next: Option<Entity>,
+}
+
+impl<S: Storage> Iterator for Descendants<'_, S> {
+    type Item = Entity;
+
+    #[inline]
+    fn next(&mut self) -> Option<Entity> {
+        let at = self.next?;
+        let ids = self.ids?;
+        let (first_child, link) = self.world.links_at(ids, at);
+        self.next = first_child.or_else(|| self.after_subtree(ids, at, link));
+        Some(at)
+    }
+}
+
+impl<S: Storage> Descendants<'_, S> {
+    /// The entity after the subtree of `at` (whose links are `link`): its next sibling, or
+    /// the next sibling of the nearest ancestor below the root that has one.
+    fn after_subtree(
+        &self,
+        ids: LinkIds,
+        mut at: Entity,
+        mut link: Option<Link>,
+    ) -> Option<Entity> {
+        loop {
+            if at == self.root {
+                return None;
+            }
+            let l = link?;
+            if l.next.is_some() {
+                return l.next;
+            }
+            at = l.parent;
+            link = self.world.link_of(ids, at);
+        }
+    }
+}
+
+impl<S: Storage> FusedIterator for Descendants<'_, S> {}
