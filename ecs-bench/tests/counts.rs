@@ -101,7 +101,16 @@ fn counts_are_identical_and_growth_fails_the_check() {
     assert!(ok, "{text}");
     assert!(text.contains("counts check passed"), "{text}");
     let (first, second) = (read_counts(&first_dir), read_counts(&second_dir));
-    assert_eq!(first, second, "two runs of one build count the same");
+    // Instructions and the heap are exact; the simulated cache misses may move by a few when
+    // the output folder (valgrind's working folder) differs, which shifts memory placement.
+    for (a, b) in first.rows.iter().zip(&second.rows) {
+        let exact = |r: &ecs_bench::counts::CountRow| {
+            (r.instructions, r.allocations, r.peak_heap_bytes, r.checksum)
+        };
+        assert_eq!(exact(a), exact(b), "{} on {}", a.workload, a.runner);
+        let cycles = b.estimated_cycles as f64 / a.estimated_cycles as f64;
+        assert!((0.995..1.005).contains(&cycles), "{a:?} {b:?}");
+    }
     assert_eq!(
         first.rows.len(),
         3,
