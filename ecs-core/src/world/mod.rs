@@ -8,8 +8,11 @@ mod by_id;
 mod entity_access;
 mod entity_ref;
 mod insert_remove;
+mod named;
+mod properties;
 
 pub use entity_ref::{EntityMut, EntityRef};
+pub use named::NamedInstance;
 
 use std::any::{Any, TypeId};
 use std::fmt;
@@ -24,6 +27,7 @@ use crate::component::{
 use crate::entities::Entities;
 use crate::entity::Entity;
 use crate::error::EcsError;
+use crate::named::EntityIndex;
 use crate::query::{assert_untracked, QueryData, QueryFilter, QueryIter, QueryState};
 use crate::resource::Resources;
 use crate::storage::Storage;
@@ -43,6 +47,8 @@ pub struct WorldId(u64);
 ///   query state, created before anything can reach them through `&self` (the states
 ///   [`World::query_ref`] builds through `&self` never begin a run, so never read a log).
 /// * `components` has the stand-in no entity holds at id 0 (see [`World::query_ref`]).
+/// * `index` lists, for each live entity's slot, exactly the named instances the storage
+///   holds for it (none for a free slot).
 pub struct World<S: Storage> {
     id: WorldId,
     entities: Entities,
@@ -52,6 +58,7 @@ pub struct World<S: Storage> {
     queries: QueryStates,
     changes: ChangeStore,
     pub(crate) resources: Resources,
+    index: EntityIndex,
 }
 
 impl<S: Storage> Default for World<S> {
@@ -79,6 +86,7 @@ impl<S: Storage> World<S> {
             queries: QueryStates::default(),
             changes: ChangeStore::default(),
             resources: Resources::default(),
+            index: EntityIndex::default(),
         }
     }
 
@@ -279,6 +287,7 @@ impl<S: Storage> World<S> {
         if !self.entities.free(entity) {
             return Err(EcsError::NoSuchEntity(entity));
         }
+        self.index.release(entity.index());
         self.storage.despawn(entity);
         Ok(())
     }
@@ -295,6 +304,7 @@ impl<S: Storage> World<S> {
     pub fn clear(&mut self) {
         self.flush();
         self.entities.clear();
+        self.index.release_all();
         self.storage.clear();
     }
 

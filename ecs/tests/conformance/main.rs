@@ -12,6 +12,7 @@ mod contract;
 mod drops;
 mod layout;
 mod model;
+mod named;
 mod queries;
 mod rng;
 mod stale;
@@ -71,4 +72,10 @@ backends! {
     access::query_ref_beside_other_reads => query_ref_beside_reads,
     access::query_ref_registers_nothing => query_ref_registers_nothing,
     access::query_ref_change_filters_see_a_first_run => query_ref_change_filters,
+    named::named_instances_insert_get_remove => named_instances,
+    named::entity_index_stays_exact => entity_index_exact,
+    named::dynamic_queries_fetch_named_instances => dynamic_queries_named,
+    named::dynamic_queries_over_runtime_components => dynamic_queries_runtime,
+    named::properties_by_name => properties_by_name,
+    named::short_type_names => short_type_names,
 }
