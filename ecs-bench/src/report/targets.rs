@@ -402,6 +402,7 @@ mod tests {
             }],
             pending: Vec::new(),
             memory_table: None,
+            entity_index_table: None,
         }
     }
 
