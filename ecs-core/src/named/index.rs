@@ -28,8 +28,8 @@
 //!   prototype index").
 //! * **find** `(entity, name)`: read the entity's prototype from its slot and walk towards
 //!   `P0` until the name matches. Where the seed kept `Map<Entity, Prototype>` (most of its
-//!   index memory), the slot array is indexed by the entity's index: 4 bytes per slot, no
-//!   hashing.
+//!   index memory), the slot array is indexed by the entity's index: 4 bytes per slot (in
+//!   4 KiB pages allocated on first use, so no growth slack), no hashing.
 //! * **remove** an instance: walk to the link that added it and re-add the links above it
 //!   on top of its base, so the entity's chain holds exactly its instances (no stale
 //!   answer); despawn moves the entity to `P0`.
@@ -73,13 +73,13 @@ struct Prototype {
 /// * `prototypes[EMPTY]` is `P0` (never freed, never in `table`); every other id is either
 ///   live (`refs != DEAD`, in `table` under its key, its base live) or dead (on `free`).
 /// * No two live prototypes have the same `{base, component, name}`.
-/// * `of_entity[i]` (or `EMPTY` past its end) is a live prototype; its chain names each
+/// * `of_entity.get(i)` is a live prototype; its chain names each
 ///   instance of the entity at slot `i` once, and no name twice.
 /// * A live prototype's `refs` counts the slots at it and the live prototypes based on it;
 ///   `unused` counts the live prototypes other than `P0` whose `refs` is 0.
 #[derive(Debug)]
 pub struct EntityIndex {
-    of_entity: Vec<u32>,
+    of_entity: SlotPages,
     prototypes: Vec<Prototype>,
     table: HashTable<u32>,
     free: Vec<u32>,
@@ -91,7 +91,7 @@ pub struct EntityIndex {
 impl Default for EntityIndex {
     fn default() -> Self {
         EntityIndex {
-            of_entity: Vec::new(),
+            of_entity: SlotPages::default(),
             prototypes: vec![Prototype {
                 base: EMPTY,
                 component: ComponentId::new(0),
@@ -157,12 +157,11 @@ impl EntityIndex {
     }
 
     /// Records that the entity at `slot` gained the instance `name` of `component`. The
-    /// caller makes sure the entity has no instance of that name yet. `slots` is how many
-    /// entity slots the world has (the array grows to cover them all at once).
-    pub fn add(&mut self, slot: u32, component: ComponentId, name: NameId, slots: usize) {
+    /// caller makes sure the entity has no instance of that name yet.
+    pub fn add(&mut self, slot: u32, component: ComponentId, name: NameId) {
         debug_assert!(self.find(slot, name).is_none(), "name already indexed");
         let next = self.link(self.prototype_of(slot), component, name);
-        self.move_entity(slot, next, slots);
+        self.move_entity(slot, next);
         self.maybe_sweep();
     }
 
@@ -182,7 +181,7 @@ impl EntityIndex {
             for &(component, name) in scratch.iter().rev() {
                 rebuilt = self.link(rebuilt, component, name);
             }
-            self.move_entity(slot, rebuilt, 0);
+            self.move_entity(slot, rebuilt);
             self.maybe_sweep();
         }
         self.scratch = scratch;
@@ -193,7 +192,7 @@ impl EntityIndex {
     #[inline]
     pub fn release(&mut self, slot: u32) {
         if self.prototype_of(slot) != EMPTY {
-            self.move_entity(slot, EMPTY, 0);
+            self.move_entity(slot, EMPTY);
             self.maybe_sweep();
         }
     }
@@ -201,10 +200,8 @@ impl EntityIndex {
     /// Forgets every entity's instances (the world was cleared); the registry keeps the
     /// prototypes (unused now) for reuse until they are swept.
     pub fn release_all(&mut self) {
-        for slot in 0..self.of_entity.len() {
-            if self.of_entity[slot] != EMPTY {
-                self.move_entity(slot as u32, EMPTY, 0);
-            }
+        for slot in self.of_entity.occupied() {
+            self.move_entity(slot, EMPTY);
         }
         self.maybe_sweep();
     }
@@ -251,9 +248,10 @@ impl EntityIndex {
             + self.scratch.capacity() * size_of::<(ComponentId, NameId)>()
     }
 
-    /// Heap bytes of the per-entity-slot array (4 bytes per slot).
+    /// Heap bytes of the per-entity-slot array (4 bytes per slot of the pages in use, and
+    /// the page table).
     pub fn slot_bytes(&self) -> usize {
-        self.of_entity.capacity() * size_of::<u32>()
+        self.of_entity.bytes()
     }
 
     /// Heap bytes held by the whole index.
@@ -263,7 +261,7 @@ impl EntityIndex {
 
     #[inline]
     fn prototype_of(&self, slot: u32) -> u32 {
-        self.of_entity.get(slot as usize).copied().unwrap_or(EMPTY)
+        self.of_entity.get(slot)
     }
 
     /// The prototype `base + (component, name)`, created (unused) on first use.
@@ -305,20 +303,16 @@ impl EntityIndex {
         id
     }
 
-    /// Moves the entity at `slot` to prototype `next`, growing the slot array to `slots`
-    /// (or at least past `slot`) if needed.
-    fn move_entity(&mut self, slot: u32, next: u32, slots: usize) {
-        let i = slot as usize;
-        if i >= self.of_entity.len() {
-            if next == EMPTY {
-                return;
+    /// Moves the entity at `slot` to prototype `next`.
+    fn move_entity(&mut self, slot: u32, next: u32) {
+        let previous = if next == EMPTY {
+            match self.of_entity.get_mut(slot) {
+                Some(at) => std::mem::replace(at, EMPTY),
+                None => return,
             }
-            let len = self.of_entity.len();
-            let target = slots.max(i + 1).max(len + len / 2);
-            self.of_entity.reserve_exact(target - len);
-            self.of_entity.resize(target, EMPTY);
-        }
-        let previous = std::mem::replace(&mut self.of_entity[i], next);
+        } else {
+            std::mem::replace(self.of_entity.get_or_insert(slot), next)
+        };
         if next != EMPTY {
             self.add_ref(next);
         }
@@ -356,6 +350,71 @@ impl EntityIndex {
     }
 }
 
+/// Slots per page of [`SlotPages`] (4 KiB of `u32`s).
+const PAGE: usize = 1024;
+
+/// The per-entity-slot prototype array, in pages allocated on first use: 4 bytes per slot
+/// of the pages in use, and no slack from growing by doubling (a `Vec` grown to the slot
+/// count keeps up to twice that). A page stays once allocated: the entity allocator reuses
+/// freed slots first, so the pages in use follow the peak number of entities.
+#[derive(Debug, Default)]
+struct SlotPages {
+    pages: Vec<Option<Box<[u32; PAGE]>>>,
+}
+
+impl SlotPages {
+    #[inline]
+    fn split(slot: u32) -> (usize, usize) {
+        (slot as usize / PAGE, slot as usize % PAGE)
+    }
+
+    /// The prototype of `slot` (`EMPTY` where no page exists).
+    #[inline]
+    fn get(&self, slot: u32) -> u32 {
+        let (page, offset) = Self::split(slot);
+        match self.pages.get(page) {
+            Some(Some(page)) => page[offset],
+            _ => EMPTY,
+        }
+    }
+
+    /// The entry of `slot`, if its page exists.
+    fn get_mut(&mut self, slot: u32) -> Option<&mut u32> {
+        let (page, offset) = Self::split(slot);
+        Some(&mut self.pages.get_mut(page)?.as_mut()?[offset])
+    }
+
+    /// The entry of `slot`, allocating its page.
+    fn get_or_insert(&mut self, slot: u32) -> &mut u32 {
+        let (page, offset) = Self::split(slot);
+        if self.pages.len() <= page {
+            self.pages.resize_with(page + 1, || None);
+        }
+        &mut self.pages[page].get_or_insert_with(|| Box::new([EMPTY; PAGE]))[offset]
+    }
+
+    /// The slots whose prototype is not `EMPTY`.
+    fn occupied(&self) -> Vec<u32> {
+        let mut out = Vec::new();
+        for (p, page) in self.pages.iter().enumerate() {
+            if let Some(page) = page {
+                let base = (p * PAGE) as u32;
+                out.extend(
+                    (0..PAGE as u32)
+                        .filter(|&o| page[o as usize] != EMPTY)
+                        .map(|o| base + o),
+                );
+            }
+        }
+        out
+    }
+
+    fn bytes(&self) -> usize {
+        self.pages.capacity() * size_of::<Option<Box<[u32; PAGE]>>>()
+            + self.pages.iter().flatten().count() * PAGE * size_of::<u32>()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -378,14 +437,14 @@ mod tests {
         let (transform, fog, vignette) = names();
         let mut index = EntityIndex::default();
         for slot in 0..3 {
-            index.add(slot, c(1), transform, 3);
+            index.add(slot, c(1), transform);
             let render = if slot == 2 { c(3) } else { c(2) };
-            index.add(slot, render, fog, 3);
-            index.add(slot, render, vignette, 3);
+            index.add(slot, render, fog);
+            index.add(slot, render, vignette);
         }
         // P1, P2, P3 shared by slots 0 and 1; P4, P5 for slot 2 (the seed's picture).
         assert_eq!(index.prototypes(), 5);
-        assert_eq!(index.of_entity[0], index.of_entity[1]);
+        assert_eq!(index.of_entity.get(0), index.of_entity.get(1));
         assert_eq!(index.find(0, fog), Some(c(2)));
         assert_eq!(index.find(2, vignette), Some(c(3)));
         assert_eq!(index.find(2, transform), Some(c(1)));
@@ -406,9 +465,9 @@ mod tests {
         let (transform, fog, vignette) = names();
         let mut index = EntityIndex::default();
         for slot in 0..2 {
-            index.add(slot, c(1), transform, 2);
-            index.add(slot, c(2), fog, 2);
-            index.add(slot, c(2), vignette, 2);
+            index.add(slot, c(1), transform);
+            index.add(slot, c(2), fog);
+            index.add(slot, c(2), vignette);
         }
         assert!(index.remove(0, fog));
         assert!(!index.remove(0, fog), "already gone");
@@ -438,7 +497,7 @@ mod tests {
         // is swept when it outnumbers what is used.
         for i in 0..1000u32 {
             let name = names.intern(&format!("n{i}"));
-            index.add(0, c(1), name, 1);
+            index.add(0, c(1), name);
             index.release(0);
             assert!(
                 index.prototypes() <= 2 * SWEEP_MIN as usize + 2,
@@ -464,7 +523,7 @@ mod tests {
             for k in 0..(slot % 7 + 1) {
                 let name = ids[((slot + k * 13) % 50) as usize];
                 if index.find(slot, name).is_none() {
-                    index.add(slot, c(slot % 5 + k), name, 200);
+                    index.add(slot, c(slot % 5 + k), name);
                 }
             }
         }

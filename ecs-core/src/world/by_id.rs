@@ -90,8 +90,7 @@ impl<S: Storage> World<S> {
                 // owned.
                 unsafe { self.storage.insert_new(entity, id, value, &self.components) };
                 if let Some(name) = name {
-                    let slots = self.entities.index_bound();
-                    self.index.add(entity.index(), id, name, slots);
+                    self.index.add(entity.index(), id, name);
                 }
                 if tracked {
                     self.changes.on_added(id, entity);

@@ -126,8 +126,7 @@ impl<S: Storage> World<S> {
             self.storage
                 .insert_new(entity, id, NonNull::from(&*value).cast(), &self.components)
         };
-        self.index
-            .add(entity.index(), id, name_id, self.entities.index_bound());
+        self.index.add(entity.index(), id, name_id);
         if T::TRACK_CHANGES {
             self.changes.on_added(id, entity);
         }
