@@ -15,6 +15,9 @@
 //!   conflict; [`commands`] defer structural changes to the sync point; [`resource`]s are
 //!   typed singletons.
 //! * [`query::par`]: `par_for_each` on rayon, with batch sizing.
+//! * [`named`]: several instances of one component type per entity under names, found by
+//!   name through seed 001's prototype-chain index; [`properties`]: their fields read and
+//!   written by name; [`query::dynamic`]: queries built at run time from component ids.
 //!
 //! ```
 //! use ecs_core::prelude::*;
