@@ -100,7 +100,7 @@ struct ReportArgs {
     #[arg(long)]
     quick: bool,
     /// Only workloads whose `family/name` contains this (repeatable, case-insensitive);
-    /// `memory` selects seed 004's memory table.
+    /// `memory` selects seed 004's memory table, `scaling` seed 001's scaling table.
     #[arg(long, value_name = "SUBSTRING")]
     filter: Vec<String>,
     /// Only these runners (repeatable): a backend name, `baseline`, or `vec` (the reference

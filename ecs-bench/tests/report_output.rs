@@ -52,6 +52,9 @@ fn writes_every_output_file() {
         "serialize",
         "not yet available",
         "memory, sparse set vs linear array",
+        "entity_index_legacy",
+        "entity index scaling (prototype chain vs legacy index)",
+        "prototype registry ≤ 32 KiB",
     ] {
         assert!(md.contains(expected), "report.md lacks {expected:?}");
     }
@@ -59,6 +62,11 @@ fn writes_every_output_file() {
     let json = std::fs::read_to_string(dir.join("report.json")).unwrap();
     let parsed: Report = serde_json::from_str(&json).expect("report.json parses");
     assert_eq!(parsed.workloads.len(), report.workloads.len());
+    let scaling = parsed.entity_index_table.as_ref().expect("scaling table");
+    assert!(scaling
+        .rows
+        .iter()
+        .all(|r| r.new.checksum == r.legacy.checksum && r.new.entities > 0));
     let table = parsed.memory_table.as_ref().expect("memory table");
     assert_eq!(table.cells.len(), 160);
     assert!(table

@@ -14,6 +14,10 @@ use std::marker::PhantomData;
 
 use hashbrown::HashMap;
 
+use crate::error::EcsError;
+use crate::named::{NameId, Names};
+use crate::properties::Property;
+
 /// Where a component type wants its values kept, read by backends that can choose per type.
 ///
 /// Only a backend that holds both kinds of storage (the hybrid world) reads it; the archetype
@@ -53,6 +57,12 @@ pub trait Component: Send + Sync + 'static {
     /// a change on the first actual write; fetching `&mut T` for it is a compile-time error,
     /// so tracking cannot be bypassed by accident.
     const TRACK_CHANGES: bool = false;
+
+    /// The fields a scripting layer may read and write by name
+    /// ([`World::get_property`](crate::World::get_property)); `None` (the default) for a type
+    /// without properties. `#[component(properties)]` on the derive lists every field (see
+    /// [`crate::properties`]).
+    const PROPERTIES: Option<&'static [Property<Self>]> = None;
 }
 
 /// Compile-time checks of a component type's tracking choice ([`Component::TRACK_CHANGES`]).
@@ -115,6 +125,29 @@ pub struct ComponentInfo {
     type_id: Option<TypeId>,
     storage: StorageKind,
     tracks_changes: bool,
+    instance: Option<Instance>,
+    properties: Option<&'static [Property]>,
+}
+
+/// What a named instance's component id stands for: a component type and an instance name
+/// (see [`World::insert_named`](crate::World::insert_named)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Instance {
+    of: ComponentId,
+    name: NameId,
+}
+
+impl Instance {
+    /// The component (type) the instance is a value of.
+    #[inline]
+    pub fn of(&self) -> ComponentId {
+        self.of
+    }
+    /// The instance's name (its text: [`Components::names`]).
+    #[inline]
+    pub fn name(&self) -> NameId {
+        self.name
+    }
 }
 
 impl ComponentInfo {
@@ -151,6 +184,18 @@ impl ComponentInfo {
     #[inline]
     pub fn tracks_changes(&self) -> bool {
         self.tracks_changes
+    }
+    /// For a named instance's id, the component it is an instance of and its name; `None`
+    /// for a component type (and for run-time components).
+    #[inline]
+    pub fn instance(&self) -> Option<Instance> {
+        self.instance
+    }
+    /// The component's properties ([`Component::PROPERTIES`]; named instances share their
+    /// type's); `None` when it has none.
+    #[inline]
+    pub fn properties(&self) -> Option<&'static [Property]> {
+        self.properties
     }
 }
 
@@ -232,11 +277,24 @@ impl Hasher for IdHasher {
 pub type ComponentIdMap<V> = HashMap<ComponentId, V, BuildHasherDefault<IdHasher>>;
 
 /// The component registry of one world.
+///
+/// Besides one id per component type (and per run-time component) it keeps the names
+/// things are found by: one id per named instance, i.e. per (component, instance name) pair
+/// ([`Components::register_instance`]), and each Rust type's short name (`Transform` for
+/// `game::Transform`), by which an unnamed component is found.
+///
+/// # Invariants
+/// * `instances[(of, name)] == id` exactly when `infos[id].instance` is
+///   `Some(Instance { of, name })`; such an `of` is never itself an instance.
+/// * `type_names[n]` lists the Rust types whose short name is `names.text(n)`.
 #[derive(Default, Debug)]
 pub struct Components {
     infos: Vec<ComponentInfo>,
     by_type: TypeIdMap<ComponentId>,
     recent: TypeSlots,
+    names: Names,
+    instances: HashMap<(ComponentId, NameId), ComponentId>,
+    type_names: HashMap<NameId, Vec<ComponentId>>,
 }
 
 /// A direct-mapped cache in front of a `TypeId` map (`Components::by_type`, the world's
@@ -319,10 +377,14 @@ impl Components {
             drop: std::mem::needs_drop::<T>().then_some(drop_ptr::<T> as DropFn),
             storage: T::STORAGE,
         });
-        self.infos[id.index()].type_id = Some(TypeId::of::<T>());
-        self.infos[id.index()].tracks_changes = T::TRACK_CHANGES;
+        let info = &mut self.infos[id.index()];
+        info.type_id = Some(TypeId::of::<T>());
+        info.tracks_changes = T::TRACK_CHANGES;
+        info.properties = T::PROPERTIES.map(Property::erase);
         self.by_type.insert(TypeId::of::<T>(), id);
         self.recent.remember(TypeId::of::<T>(), id.0);
+        let short = self.names.intern(short_type_name(type_name::<T>()));
+        self.type_names.entry(short).or_default().push(id);
         id
     }
 
@@ -343,8 +405,64 @@ impl Components {
             type_id: None,
             storage: d.storage,
             tracks_changes: false,
+            instance: None,
+            properties: None,
         });
         id
+    }
+
+    /// The id of the instance of `of` named `name`, registering it on first use: a
+    /// component of its own with `of`'s layout, drop function, storage choice, change
+    /// tracking, Rust type and properties, so every backend stores it like `of`.
+    ///
+    /// # Errors
+    /// [`EcsError::UnknownComponent`] when `of` is not registered here, is itself a named
+    /// instance, or is the world's private stand-in (id 0).
+    pub fn register_instance(
+        &mut self,
+        of: ComponentId,
+        name: &str,
+    ) -> Result<ComponentId, EcsError> {
+        let valid = self.get(of).is_some_and(|info| info.instance.is_none()) && of != UNSTORED;
+        if !valid {
+            return Err(EcsError::UnknownComponent(of));
+        }
+        let name_id = self.names.intern(name);
+        if let Some(&id) = self.instances.get(&(of, name_id)) {
+            return Ok(id);
+        }
+        let base = self.info(of).clone();
+        let id = self.push(ComponentDescriptor {
+            name: Cow::Owned(format!("{name} ({})", base.name)),
+            layout: base.layout,
+            drop: base.drop,
+            storage: base.storage,
+        });
+        let info = &mut self.infos[id.index()];
+        info.type_id = base.type_id;
+        info.tracks_changes = base.tracks_changes;
+        info.properties = base.properties;
+        info.instance = Some(Instance { of, name: name_id });
+        self.instances.insert((of, name_id), id);
+        Ok(id)
+    }
+
+    /// The id of the instance of `of` named `name`, if registered (no allocation).
+    #[inline]
+    pub fn instance(&self, of: ComponentId, name: &str) -> Option<ComponentId> {
+        let name = self.names.get(name)?;
+        self.instances.get(&(of, name)).copied()
+    }
+
+    /// The names interned in this registry: instance names and Rust types' short names.
+    pub fn names(&self) -> &Names {
+        &self.names
+    }
+
+    /// The Rust component types whose short name (the type's name without its module path
+    /// and generic arguments) is `name`.
+    pub fn types_named(&self, name: NameId) -> &[ComponentId] {
+        self.type_names.get(&name).map_or(&[], Vec::as_slice)
     }
 
     /// The id of `T` if it has been registered.
@@ -426,6 +544,13 @@ impl Components {
         debug_assert_eq!(id, UNSTORED);
         components
     }
+}
+
+/// A type's name without its module path and generic arguments: `Transform` for
+/// `game::scene::Transform<f32>`.
+pub fn short_type_name(full: &str) -> &str {
+    let plain = full.split('<').next().unwrap_or(full);
+    plain.rsplit("::").next().unwrap_or(plain)
 }
 
 /// The [`DropFn`] of a Rust type.

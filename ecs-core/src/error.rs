@@ -5,6 +5,7 @@ use std::fmt;
 
 use crate::component::ComponentId;
 use crate::entity::Entity;
+use crate::properties::PropertyKind;
 
 /// What went wrong in a world operation.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -114,6 +115,46 @@ pub enum EcsError {
     },
     /// Several errors at once (a schedule reports every problem it finds before running).
     Many(Vec<EcsError>),
+    /// The entity already holds a component instance under this name, of another component
+    /// (names are unique per entity across all types; see
+    /// [`World::insert_named`](crate::World::insert_named)).
+    NameTaken {
+        /// The entity.
+        entity: Entity,
+        /// The name asked for.
+        name: String,
+        /// The component holding the name now.
+        holder: String,
+    },
+    /// The live entity holds no instance of that name (of that type, where one was given).
+    UnknownInstance {
+        /// The entity asked about.
+        entity: Entity,
+        /// The instance name asked for.
+        name: String,
+    },
+    /// The component has properties, but none of this name.
+    UnknownProperty {
+        /// The component (instance) asked about.
+        component: String,
+        /// The property name asked for.
+        property: String,
+    },
+    /// The component has no properties (it does not opt in with `#[component(properties)]`).
+    NoProperties(String),
+    /// A property value of the wrong type.
+    PropertyType {
+        /// The component (instance).
+        component: String,
+        /// The property.
+        property: String,
+        /// The property's type.
+        expected: PropertyKind,
+        /// The type of the value given.
+        found: PropertyKind,
+    },
+    /// A change filter (`Added`, `Changed`) names a component that does not track changes.
+    Untracked(String),
 }
 
 impl EcsError {
@@ -185,6 +226,28 @@ impl fmt::Display for EcsError {
                 f,
                 "component {component} of entity {entity:?} is kept by the hierarchy; change it with \
                  `set_parent`, `remove_parent` or a despawn"
+            ),
+            EcsError::NameTaken { entity, name, holder } => write!(
+                f,
+                "entity {entity:?} already has an instance named \"{name}\" ({holder}); names are unique per entity"
+            ),
+            EcsError::UnknownInstance { entity, name } => {
+                write!(f, "entity {entity:?} has no component instance named \"{name}\"")
+            }
+            EcsError::UnknownProperty { component, property } => {
+                write!(f, "component {component} has no property \"{property}\"")
+            }
+            EcsError::NoProperties(component) => write!(
+                f,
+                "component {component} has no properties (opt in with #[component(properties)])"
+            ),
+            EcsError::PropertyType { component, property, expected, found } => write!(
+                f,
+                "property \"{property}\" of {component} is a {expected}, not a {found}"
+            ),
+            EcsError::Untracked(component) => write!(
+                f,
+                "component {component} does not track changes, so Added/Changed cannot filter on it"
             ),
             EcsError::Many(errors) => {
                 write!(f, "{} errors:", errors.len())?;

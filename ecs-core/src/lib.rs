@@ -17,6 +17,9 @@
 //! * [`query::par`]: `par_for_each` on rayon, with batch sizing.
 //! * [`hierarchy`]: parent/child relationships as two opt-in components linked like a list
 //!   (no allocation per parent), with recursive despawn and depth-first traversal.
+//! * [`named`]: several instances of one component type per entity under names, found by
+//!   name through seed 001's prototype-chain index; [`properties`]: their fields read and
+//!   written by name; [`query::dynamic`]: queries built at run time from component ids.
 //!
 //! ```
 //! use ecs_core::prelude::*;
@@ -45,7 +48,9 @@ pub mod entity;
 pub mod error;
 pub mod event;
 pub mod hierarchy;
+pub mod named;
 pub mod parallel;
+pub mod properties;
 pub mod query;
 pub mod resource;
 pub mod schedule;
@@ -66,6 +71,7 @@ pub use entity::Entity;
 pub use error::EcsError;
 pub use event::{EventReader, EventWriter, Events};
 pub use hierarchy::{ChildOf, Children};
+pub use properties::{PropertyKind, PropertyValue};
 pub use query::{Added, BatchSize, Changed, Or, QueryState, With, Without};
 pub use resource::{Res, ResMut, Resource};
 pub use schedule::{Schedule, SystemId, Target};
@@ -83,6 +89,7 @@ pub mod prelude {
     pub use crate::error::EcsError;
     pub use crate::event::{EventReader, EventWriter, Events};
     pub use crate::hierarchy::{ChildOf, Children};
+    pub use crate::properties::{PropertyKind, PropertyValue};
     pub use crate::query::{Added, BatchSize, Changed, Or, QueryState, With, Without};
     pub use crate::resource::{Res, ResMut, Resource};
     pub use crate::schedule::{Schedule, SystemId, Target};

@@ -21,6 +21,8 @@ pub(crate) struct ComponentAttrs {
     /// `None`: the trait's default (table).
     pub storage: Option<Storage>,
     pub track_changes: bool,
+    /// `properties`: list the fields as properties.
+    pub properties: bool,
     /// `crate = "path"`.
     pub krate: Option<Path>,
 }
@@ -52,23 +54,66 @@ impl ComponentAttrs {
                 }
             });
         } else if meta.path.is_ident("track_changes") {
-            if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
-                return Err(meta.error("`track_changes` takes no value: write `track_changes`"));
-            }
-            if self.track_changes {
-                return Err(meta.error("`track_changes` is given twice"));
-            }
-            self.track_changes = true;
+            parse_flag(&meta, "track_changes", &mut self.track_changes)?;
+        } else if meta.path.is_ident("properties") {
+            parse_flag(&meta, "properties", &mut self.properties)?;
         } else if meta.path.is_ident("crate") {
             parse_crate(&meta, &mut self.krate)?;
         } else {
             return Err(meta.error(format!(
                 "unknown component attribute `{}`: expected `storage = \"table\"`, \
-                 `storage = \"sparse\"`, `track_changes` or `crate = \"path\"`",
+                 `storage = \"sparse\"`, `track_changes`, `properties` or `crate = \"path\"`",
                 meta.path.to_token_stream()
             )));
         }
         Ok(())
+    }
+}
+
+/// A flag attribute (`track_changes`, `properties`): no value, given once.
+fn parse_flag(meta: &ParseNestedMeta<'_>, name: &str, slot: &mut bool) -> syn::Result<()> {
+    if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+        return Err(meta.error(format!("`{name}` takes no value: write `{name}`")));
+    }
+    if *slot {
+        return Err(meta.error(format!("`{name}` is given twice")));
+    }
+    *slot = true;
+    Ok(())
+}
+
+/// What `#[property(...)]` on a field of a `#[component(properties)]` type says.
+#[derive(Default)]
+pub(crate) struct PropertyAttrs {
+    /// `skip`: not a property.
+    pub skip: bool,
+    /// `name = "..."`: the property's name instead of the field's.
+    pub name: Option<LitStr>,
+}
+
+impl PropertyAttrs {
+    /// Reads every `#[property(...)]` of a field.
+    pub(crate) fn parse(attrs: &[Attribute]) -> syn::Result<PropertyAttrs> {
+        let mut out = PropertyAttrs::default();
+        for attr in attrs.iter().filter(|a| a.path().is_ident("property")) {
+            attr.parse_nested_meta(|meta| {
+                if meta.path.is_ident("skip") {
+                    parse_flag(&meta, "skip", &mut out.skip)
+                } else if meta.path.is_ident("name") {
+                    if out.name.is_some() {
+                        return Err(meta.error("`name` is given twice"));
+                    }
+                    out.name = Some(meta.value()?.parse()?);
+                    Ok(())
+                } else {
+                    Err(meta.error(format!(
+                        "unknown property attribute `{}`: expected `skip` or `name = \"...\"`",
+                        meta.path.to_token_stream()
+                    )))
+                }
+            })?;
+        }
+        Ok(out)
     }
 }
 

@@ -1,10 +1,11 @@
 //! `#[derive(Component)]`.
 
 use proc_macro2::TokenStream as TokenStream2;
-use quote::quote;
-use syn::DeriveInput;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, LitStr, Member};
 
-use crate::attrs::{root_path, ComponentAttrs, Storage};
+use crate::attrs::{root_path, ComponentAttrs, PropertyAttrs, Storage};
 use crate::bounds::where_clause;
 use crate::Root;
 
@@ -29,12 +30,63 @@ pub(crate) fn derive(input: &DeriveInput, root: Root) -> syn::Result<TokenStream
             const TRACK_CHANGES: bool = true;
         )
     });
+    let properties = match attrs.properties {
+        true => Some(properties(input, &root)?),
+        false => None,
+    };
     Ok(quote! {
         #[automatically_derived]
         impl #impl_generics #root::component::Component for #name #ty_generics #where_clause {
             #storage
             #track_changes
+            #properties
         }
+    })
+}
+
+/// `const PROPERTIES`: one `Property` per field (by `offset_of!`), except `#[property(skip)]`
+/// ones. A field whose type is not a property type fails to compile at its type.
+fn properties(input: &DeriveInput, root: &TokenStream2) -> syn::Result<TokenStream2> {
+    let Data::Struct(data) = &input.data else {
+        return Err(syn::Error::new_spanned(
+            &input.ident,
+            "`#[component(properties)]` lists a struct's fields; enums and unions have none",
+        ));
+    };
+    let mut entries = Vec::new();
+    for (i, field) in data.fields.iter().enumerate() {
+        let attrs = PropertyAttrs::parse(&field.attrs)?;
+        if attrs.skip {
+            continue;
+        }
+        let member = field
+            .ident
+            .clone()
+            .map_or_else(|| Member::from(i), Member::Named);
+        let name = attrs.name.unwrap_or_else(|| {
+            let text = match &member {
+                Member::Named(ident) => ident.to_string(),
+                Member::Unnamed(index) => index.index.to_string(),
+            };
+            LitStr::new(&text, field.span())
+        });
+        let ty = &field.ty;
+        // SAFETY (of the generated `unsafe`): the offset is `offset_of!` of this very field,
+        // whose type is `#ty`.
+        entries.push(quote_spanned! {ty.span()=>
+            unsafe {
+                #root::properties::Property::<Self>::new::<#ty>(
+                    #name,
+                    ::core::mem::offset_of!(Self, #member),
+                )
+            }
+        });
+    }
+    Ok(quote! {
+        #[allow(unsafe_code)]
+        const PROPERTIES: ::core::option::Option<
+            &'static [#root::properties::Property<Self>]
+        > = ::core::option::Option::Some(&[#(#entries),*]);
     })
 }
 
@@ -112,6 +164,46 @@ mod tests {
             ),
             "{out}"
         );
+    }
+
+    #[test]
+    fn properties_list_fields_by_offset() {
+        let out = expand(
+            parse_quote! {
+                #[component(properties)]
+                struct Fog {
+                    density: f32,
+                    #[property(skip)]
+                    cache: Vec<u8>,
+                    #[property(name = "colour")]
+                    tint: [f32; 3],
+                }
+            },
+            Root::Core,
+        );
+        assert!(out.contains("const PROPERTIES"), "{out}");
+        assert!(out.contains("new :: < f32 > (\"density\""), "{out}");
+        assert!(out.contains("\"colour\""), "{out}");
+        assert!(out.contains("offset_of ! (Self , tint)"), "{out}");
+        assert!(!out.contains("cache"), "{out}");
+        let tuple = expand(
+            parse_quote! {
+                #[component(properties)]
+                struct Pair(u8, bool);
+            },
+            Root::Core,
+        );
+        assert!(tuple.contains("\"1\"") && tuple.contains("offset_of ! (Self , 1)"));
+        let err = derive(
+            &parse_quote! {
+                #[component(properties)]
+                enum E { A }
+            },
+            Root::Core,
+        )
+        .err()
+        .unwrap();
+        assert!(err.to_string().contains("enums and unions have none"));
     }
 
     #[test]

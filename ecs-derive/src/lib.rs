@@ -74,6 +74,10 @@ Attributes, all optional, in one `#[component(...)]` or several:
   `Component::STORAGE`, read by the hybrid backend;
 * `track_changes`: sets `Component::TRACK_CHANGES`, so the `Added` / `Changed` filters
   see the type;
+* `properties`: sets `Component::PROPERTIES` to the struct's fields (named by field, or
+  `0`, `1`, .. for a tuple struct), so they can be read and written by name; each field's
+  type must be a property type (`bool`, integers, `f32`, `f64`, `String`, `[f32; 2..=4]`).
+  On a field, `#[property(skip)]` leaves it out and `#[property(name = \"...\")]` renames it;
 * `crate = \"path\"`: where the core crate is, for a renamed dependency.
 
 A malformed attribute is a compile error pointing at it. Generic types get the impl for every
@@ -125,7 +129,7 @@ bundles, for `#[bundle]` fields); a field that is neither is one compile error, 
 /// assert!(!Team::TRACK_CHANGES);
 /// # let _ = (Poisoned(1).0, Team::Red, Team::Blue);
 /// ```
-#[proc_macro_derive(Component, attributes(component))]
+#[proc_macro_derive(Component, attributes(component, property))]
 pub fn derive_component(input: TokenStream) -> TokenStream {
     expand(input, Root::Core, component::derive)
 }
@@ -186,7 +190,7 @@ pub fn derive_bundle(input: TokenStream) -> TokenStream {
 /// assert!(world.has::<Stunned>(e));
 /// assert_eq!(Stunned::STORAGE, StorageKind::Sparse);
 /// ```
-#[proc_macro_derive(FacadeComponent, attributes(component))]
+#[proc_macro_derive(FacadeComponent, attributes(component, property))]
 pub fn derive_facade_component(input: TokenStream) -> TokenStream {
     expand(input, Root::Facade, component::derive)
 }

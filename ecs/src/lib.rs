@@ -72,6 +72,10 @@ pub const BACKEND: &str = <Backend as ecs_core::Storage>::NAME;
 /// A world on the selected backend.
 pub type World = ecs_core::World<Backend>;
 
+/// A run-time query (components by id) resolved on the selected backend (see
+/// [`ecs_core::query::DynQueryState`]).
+pub type DynQueryState = ecs_core::query::DynQueryState<Backend>;
+
 /// A reusable query state on the selected backend (see [`ecs_core::QueryState`]).
 pub type QueryState<Q, F = ()> = ecs_core::QueryState<Q, F, Backend>;
 
@@ -99,21 +103,25 @@ pub use ecs_core;
 pub use ecs_core::bundle::Bundle;
 pub use ecs_core::component::Component;
 pub use ecs_core::hierarchy;
+pub use ecs_core::query::{DynFilter, DynQuery};
 pub use ecs_core::{
     Added, BatchSize, Changed, ChildOf, Children, CommandQueue, Commands, ComponentDescriptor,
     ComponentId, EcsError, Entity, EventReader, EventWriter, Events, IntoSystem, Local, Mut, Or,
-    Res, ResMut, Resource, StorageKind, System, SystemId, Target, With, Without,
+    PropertyKind, PropertyValue, Res, ResMut, Resource, StorageKind, System, SystemId, Target,
+    With, Without,
 };
 pub use ecs_derive::{FacadeBundle as Bundle, FacadeComponent as Component};
 
 /// `use ecs::prelude::*;` brings the world, components, queries and filters into scope.
 pub mod prelude {
-    pub use crate::{Backend, EntityMut, EntityRef, QueryState, World, BACKEND};
+    pub use crate::{Backend, DynQueryState, EntityMut, EntityRef, QueryState, World, BACKEND};
     pub use crate::{Bundle, Component};
+    pub use crate::{DynFilter, DynQuery};
     pub use crate::{ParamSet, Query, Schedule};
     pub use ecs_core::{
         Added, BatchSize, Changed, ChildOf, Children, CommandQueue, Commands, ComponentDescriptor,
         ComponentId, EcsError, Entity, EventReader, EventWriter, Events, IntoSystem, Local, Mut,
-        Or, Res, ResMut, Resource, StorageKind, System, SystemId, Target, With, Without,
+        Or, PropertyKind, PropertyValue, Res, ResMut, Resource, StorageKind, System, SystemId,
+        Target, With, Without,
     };
 }

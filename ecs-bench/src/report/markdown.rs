@@ -79,6 +79,9 @@ pub fn render(report: &Report) -> String {
     for family in Family::ALL {
         render_family(&mut out, report, family);
     }
+    if let Some(table) = &report.entity_index_table {
+        super::scaling::render(&mut out, table);
+    }
     if let Some(table) = &report.memory_table {
         render_memory_table(&mut out, table);
     }

@@ -5,6 +5,7 @@ pub mod compare;
 pub mod markdown;
 pub mod measure;
 pub mod model;
+pub mod scaling;
 pub mod svg;
 pub mod targets;
 
@@ -17,7 +18,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::alloc_counter;
 use crate::backend::{Backend, Runner};
 use crate::workload::{DynWorkload, Family, Pending, Scale};
-use crate::workloads::{self, seed004_memory};
+use crate::workloads::{self, seed001, seed004_memory};
 use measure::{measure_workload, Measured, Settings};
 use model::{AnchorReport, Machine, Meta, Report, RunnerResult, WorkloadReport, SCHEMA};
 
@@ -35,7 +36,8 @@ pub struct Suite {
     pub workloads: fn() -> Vec<Box<dyn DynWorkload>>,
     /// Slots listed as not yet available.
     pub pending: fn() -> Vec<Pending>,
-    /// Whether the suite includes seed 004's memory table.
+    /// Whether the suite includes the built-in tables (seed 004's memory table, seed 001's
+    /// scaling table).
     pub memory_table: bool,
 }
 
@@ -60,6 +62,9 @@ impl Suite {
         }
     }
 }
+
+/// The name `--filter` matches for seed 001's scaling table.
+pub const SCALING_TABLE_PATH: &str = "seed001/scaling_table";
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -128,7 +133,9 @@ pub fn run(config: &Config) -> Report {
     rayon::join(|| (), || ());
     let selected = selected_workloads(config);
     let with_memory = config.suite.memory_table && config.selects(MEMORY_TABLE_PATH);
-    let bar = progress_bar(config, selected.len() as u64 + u64::from(with_memory));
+    let with_scaling = config.suite.memory_table && config.selects(SCALING_TABLE_PATH);
+    let extra = u64::from(with_memory) + u64::from(with_scaling);
+    let bar = progress_bar(config, selected.len() as u64 + extra);
     let settings = Settings::for_scale(config.scale);
 
     let mut reports = Vec::with_capacity(selected.len());
@@ -166,6 +173,21 @@ pub fn run(config: &Config) -> Report {
         bar.inc(1);
         table
     });
+    let entity_index_table = with_scaling.then(|| {
+        let backends: Vec<Backend> = config
+            .runners
+            .iter()
+            .filter_map(|r| match r {
+                Runner::Backend(b) => Some(*b),
+                _ => None,
+            })
+            .collect();
+        let table = seed001::scaling_table(&backends, config.scale, &mut |message| {
+            bar.set_message(message.to_owned())
+        });
+        bar.inc(1);
+        table
+    });
     bar.finish_and_clear();
 
     Report {
@@ -186,6 +208,7 @@ pub fn run(config: &Config) -> Report {
             .filter(|p| config.selects(&format!("{}/{}", p.family.key(), p.name)))
             .collect(),
         memory_table,
+        entity_index_table,
     }
 }
 

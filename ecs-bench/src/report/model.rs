@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::workload::{Family, Pending, Scale};
+use crate::workloads::seed001::ScalingTable;
 use crate::workloads::seed004_memory::MemoryTable;
 
 /// Version of the JSON layout; bump when a field changes meaning.
@@ -21,6 +22,9 @@ pub struct Report {
     pub pending: Vec<Pending>,
     /// Seed 004's memory table, when selected.
     pub memory_table: Option<MemoryTable>,
+    /// Seed 001's scaling table (prototype chain vs legacy index), when selected.
+    #[serde(default)]
+    pub entity_index_table: Option<ScalingTable>,
 }
 
 impl Report {

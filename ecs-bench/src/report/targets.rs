@@ -411,6 +411,7 @@ mod tests {
             }],
             pending: Vec::new(),
             memory_table: None,
+            entity_index_table: None,
         }
     }
 

@@ -69,6 +69,7 @@ mod run;
 pub use guard::Mut;
 pub(crate) use log::LogInner;
 pub use log::{ChangeLog, Reader};
+pub(crate) use run::RunFilter;
 pub use run::{ChangeProbe, ChangeRun};
 
 use crate::component::ComponentId;

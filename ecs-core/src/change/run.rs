@@ -32,6 +32,29 @@ pub trait ChangeProbe {
     fn changed(&self, slot: usize, entity: Entity) -> bool;
 }
 
+/// The filter a run checks candidates against: a typed [`QueryFilter`]'s state, or a
+/// run-time query's filter ([`DynQueryState`](crate::query::DynQueryState)).
+pub(crate) trait RunFilter<S: Storage> {
+    /// As [`QueryFilter::driving`].
+    fn driving(&self, out: &mut Vec<usize>) -> bool;
+    /// As [`QueryFilter::matches_entity`].
+    fn matches_entity<P: ChangeProbe>(&self, storage: &S, probe: &P, entity: Entity) -> bool;
+}
+
+/// A typed filter's state as a [`RunFilter`].
+struct Typed<'a, F: QueryFilter>(&'a F::State);
+
+impl<F: QueryFilter, S: Storage> RunFilter<S> for Typed<'_, F> {
+    #[inline]
+    fn driving(&self, out: &mut Vec<usize>) -> bool {
+        F::driving(self.0, out)
+    }
+    #[inline]
+    fn matches_entity<P: ChangeProbe>(&self, storage: &S, probe: &P, entity: Entity) -> bool {
+        F::matches_entity(self.0, storage, probe, entity)
+    }
+}
+
 /// One `Changed<T>` / `Added<T>` of a query.
 struct ChangeSlot {
     component: ComponentId,
@@ -134,17 +157,24 @@ impl ChangeRun {
     ) {
         // Most queries track no change: one test, inlined into every query start.
         if !self.slots.is_empty() {
-            self.begin_tracked::<F, S>(filter, world);
+            self.begin_tracked(&Typed::<F>(filter), world);
+        }
+    }
+
+    /// [`ChangeRun::begin`] for any [`RunFilter`] (a run-time query's).
+    pub(crate) fn begin_with<R: RunFilter<S>, S: Storage>(
+        &mut self,
+        filter: &R,
+        world: WorldView<'_, S>,
+    ) {
+        if !self.slots.is_empty() {
+            self.begin_tracked(filter, world);
         }
     }
 
     /// [`ChangeRun::begin`] for a query with change cursors.
     #[inline(never)]
-    fn begin_tracked<F: QueryFilter, S: Storage>(
-        &mut self,
-        filter: &F::State,
-        world: WorldView<'_, S>,
-    ) {
+    fn begin_tracked<R: RunFilter<S>, S: Storage>(&mut self, filter: &R, world: WorldView<'_, S>) {
         // All logs at once, in the global order (see the module docs on locking).
         let mut guards: Vec<MutexGuard<'_, LogInner>> = self
             .locks
@@ -161,8 +191,8 @@ impl ChangeRun {
         self.driving.clear();
         self.mode = if first_run {
             Mode::Scan
-        } else if F::driving(filter, &mut self.driving) {
-            self.gather::<F, S>(filter, world, &guards);
+        } else if filter.driving(&mut self.driving) {
+            self.gather(filter, world, &guards);
             Mode::Driven
         } else {
             self.fill_scan_sets(&guards);
@@ -191,9 +221,9 @@ impl ChangeRun {
     }
 
     /// Driven mode: the distinct, live, matching entities of the driving slots' windows.
-    fn gather<F: QueryFilter, S: Storage>(
+    fn gather<R: RunFilter<S>, S: Storage>(
         &mut self,
-        filter: &F::State,
+        filter: &R,
         world: WorldView<'_, S>,
         guards: &[MutexGuard<'_, LogInner>],
     ) {
@@ -214,7 +244,7 @@ impl ChangeRun {
                     // Reported by an earlier driving slot already.
                     || driving[..i].iter().any(|&prev| probe.changed(prev, entity))
                     || !world.entities().contains(entity)
-                    || !F::matches_entity(filter, world.storage(), &probe, entity)
+                    || !filter.matches_entity(world.storage(), &probe, entity)
                 {
                     continue;
                 }

@@ -18,6 +18,7 @@
 
 mod access;
 mod change_filter;
+pub mod dynamic;
 mod fetch;
 mod filter;
 mod iter;
@@ -29,6 +30,7 @@ mod view;
 
 pub use access::{Access, QueryBuilder, QueryPlan};
 pub use change_filter::{Added, Changed, Or};
+pub use dynamic::{DynFilter, DynItem, DynItemMut, DynQuery, DynQueryState, DynTerm};
 pub use fetch::{ColumnFetch, QueryData, ReadOnlyQueryData};
 pub use filter::{QueryFilter, With, Without};
 pub use iter::QueryIter;

@@ -27,8 +27,9 @@ impl<S: Storage> World<S> {
     /// with the component's drop function on whichever thread drops or clears the world.
     ///
     /// # Errors
-    /// [`EcsError::NoSuchEntity`], [`EcsError::UnknownComponent`]; on error the value is
-    /// neither dropped nor moved.
+    /// [`EcsError::NoSuchEntity`], [`EcsError::UnknownComponent`], and for a named instance
+    /// ([`World::register_instance`]) the entity lacks, [`EcsError::NameTaken`] when another
+    /// of its components holds the name; on error the value is neither dropped nor moved.
     ///
     /// ```
     /// # use ecs_core::{World, Component, testing::VecStorage};
@@ -81,9 +82,16 @@ impl<S: Storage> World<S> {
                 }
             }
             None => {
+                let name = match info.instance() {
+                    Some(_) => Some(self.claim_name(entity, id)?),
+                    None => None,
+                };
                 // SAFETY: the entity is live (so in the storage) and lacks `id`; the value is
                 // owned.
                 unsafe { self.storage.insert_new(entity, id, value, &self.components) };
+                if let Some(name) = name {
+                    self.index.add(entity.index(), id, name);
+                }
                 if tracked {
                     self.changes.on_added(id, entity);
                 }
@@ -148,8 +156,10 @@ impl<S: Storage> World<S> {
                 component: info.name().to_owned().into(),
             });
         }
+        let drop = info.drop_fn();
+        self.unindex(entity, id);
         // SAFETY: `remove_into` moved an initialised value of `id` into `out`.
-        unsafe { out.drop_value(info.drop_fn()) };
+        unsafe { out.drop_value(drop) };
         Ok(())
     }
 

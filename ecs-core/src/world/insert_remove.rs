@@ -163,6 +163,7 @@ impl<S: Storage> World<S> {
         // and `bundle` is dropped by the unwinding too.
         let freed = self.entities.free(entity);
         debug_assert!(freed, "checked live above");
+        self.index.release(entity.index());
         self.storage.despawn(entity);
         Ok(bundle)
     }

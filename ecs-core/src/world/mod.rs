@@ -8,8 +8,11 @@ mod by_id;
 mod entity_access;
 mod entity_ref;
 mod insert_remove;
+mod named;
+mod properties;
 
 pub use entity_ref::{EntityMut, EntityRef};
+pub use named::NamedInstance;
 
 use std::any::{Any, TypeId};
 use std::fmt;
@@ -26,6 +29,7 @@ use crate::entities::Entities;
 use crate::entity::Entity;
 use crate::error::EcsError;
 use crate::hierarchy::LinkIds;
+use crate::named::EntityIndex;
 use crate::query::{QueryData, QueryFilter, QueryIter, QueryState, Shape};
 use crate::resource::Resources;
 use crate::storage::Storage;
@@ -45,6 +49,8 @@ pub struct WorldId(u64);
 ///   query state, created before anything can reach them through `&self` (the states
 ///   [`World::query_ref`] builds through `&self` never begin a run, so never read a log).
 /// * `components` has the stand-in no entity holds at id 0 (see [`World::query_ref`]).
+/// * `index` lists, for each live entity's slot, exactly the named instances the storage
+///   holds for it (none for a free slot).
 pub struct World<S: Storage> {
     id: WorldId,
     entities: Entities,
@@ -58,6 +64,7 @@ pub struct World<S: Storage> {
     /// while no entity has a relationship, so despawning checks for links only where they
     /// can exist (see [`crate::hierarchy`]).
     pub(crate) hierarchy: Option<LinkIds>,
+    index: EntityIndex,
 }
 
 impl<S: Storage> Default for World<S> {
@@ -86,6 +93,7 @@ impl<S: Storage> World<S> {
             changes: ChangeStore::default(),
             resources: Resources::default(),
             hierarchy: None,
+            index: EntityIndex::default(),
         }
     }
 
@@ -313,6 +321,7 @@ impl<S: Storage> World<S> {
         if !self.entities.free(entity) {
             return Err(EcsError::NoSuchEntity(entity));
         }
+        self.index.release(entity.index());
         self.storage.despawn(entity);
         Ok(())
     }
@@ -337,6 +346,7 @@ impl<S: Storage> World<S> {
     pub fn clear(&mut self) {
         self.flush();
         self.entities.clear();
+        self.index.release_all();
         self.storage.clear();
     }
 

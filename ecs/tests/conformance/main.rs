@@ -13,6 +13,7 @@ mod drops;
 mod hierarchy;
 mod layout;
 mod model;
+mod named;
 mod queries;
 mod rng;
 mod stale;
@@ -78,4 +79,10 @@ backends! {
     hierarchy::random_relationship_ops_match_model => hierarchy_model,
     hierarchy::panicking_drop_in_recursive_despawn => hierarchy_panicking_drop,
     hierarchy::panicking_drop_on_last_child_of_a_parent => hierarchy_panicking_last_child,
+    named::named_instances_insert_get_remove => named_instances,
+    named::entity_index_stays_exact => entity_index_exact,
+    named::dynamic_queries_fetch_named_instances => dynamic_queries_named,
+    named::dynamic_queries_over_runtime_components => dynamic_queries_runtime,
+    named::properties_by_name => properties_by_name,
+    named::short_type_names => short_type_names,
 }

@@ -5,7 +5,7 @@
 //! is exercised: the long run draws its mix from the seed, and a short run covers each of
 //! the 16 mixes. Other backends ignore the choice and run the same operations.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use ecs_core::{
     Component, EcsError, Entity, QueryState, Storage, StorageKind, With, Without, World,
@@ -73,6 +73,31 @@ struct Expected {
     b: Option<String>,
     tag: bool,
     d: Option<[u8; 3]>,
+    /// Named instances by name.
+    named: BTreeMap<&'static str, Named>,
+}
+
+/// A named instance's value, of one of two types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Named {
+    A(u32),
+    D([u8; 3]),
+}
+
+/// The instance names the model uses: "A" is also the short name of the unnamed `A`,
+/// which holds it while the entity has an `A` and no instance called "A".
+const NAMES: [&str; 3] = ["n0", "n1", "A"];
+
+impl Expected {
+    /// Whether some component of the entity other than the instance `name` of `A` (`is_a`)
+    /// or of `D` holds `name`.
+    fn name_taken(&self, name: &str, is_a: bool) -> bool {
+        match self.named.get(name) {
+            Some(Named::A(_)) => !is_a,
+            Some(Named::D(_)) => is_a,
+            None => name == "A" && self.a.is_some(),
+        }
+    }
 }
 
 struct Harness<S: Storage, const SA: bool, const SB: bool, const ST: bool, const SD: bool> {
@@ -104,6 +129,7 @@ fn owned_all<const SA: bool, const SB: bool, const ST: bool, const SD: bool>(
         b: b.map(|b| b.0.clone()),
         tag: t.is_some(),
         d: d.map(|d| d.0),
+        named: BTreeMap::new(),
     })
 }
 
@@ -227,9 +253,10 @@ impl<S: Storage, const SA: bool, const SB: bool, const ST: bool, const SD: bool>
             28..=47 => self.insert(),
             48..=62 => self.remove(),
             63..=65 => self.take(),
-            66..=79 => self.check_one(),
-            80..=85 => self.relate(),
-            86..=97 => self.mutate(),
+            66..=77 => self.check_one(),
+            78..=83 => self.relate(),
+            84..=91 => self.mutate(),
+            92..=97 => self.named(),
             _ => self.check_query(),
         }
     }
@@ -250,6 +277,7 @@ impl<S: Storage, const SA: bool, const SB: bool, const ST: bool, const SD: bool>
             b: (n & 2 != 0).then(|| format!("b{}", n % 1000)),
             tag: n & 4 != 0,
             d: (n & 8 != 0).then_some([n as u8, (n >> 8) as u8, 7]),
+            named: BTreeMap::new(),
         }
     }
 
@@ -477,6 +505,23 @@ impl<S: Storage, const SA: bool, const SB: bool, const ST: bool, const SD: bool>
         assert_eq!(self.world.get::<B<SB>>(entity).map(|b| &b.0), e.b.as_ref());
         assert_eq!(self.world.has::<Tag<ST>>(entity), e.tag);
         assert_eq!(self.world.get::<D<SD>>(entity).map(|d| d.0), e.d);
+        for name in NAMES {
+            let a = self
+                .world
+                .get_named::<A<SA>>(entity, name)
+                .map(|a| Named::A(a.0));
+            let d = self
+                .world
+                .get_named::<D<SD>>(entity, name)
+                .map(|d| Named::D(d.0));
+            assert_eq!(a.or(d), e.named.get(name).copied(), "{name}");
+            let found = self.world.find(entity, name).is_some();
+            let held = e.named.contains_key(name) || (name == "A" && e.a.is_some());
+            assert_eq!(found, held, "{name}");
+        }
+        if alive {
+            assert_eq!(Self::named_of(&self.world, entity), e.named);
+        }
         self.check_gets(entity, alive.then_some(&e));
     }
 
@@ -484,6 +529,12 @@ impl<S: Storage, const SA: bool, const SB: bool, const ST: bool, const SD: bool>
     /// (`None`: not alive).
     fn check_gets(&mut self, entity: Entity, e: Option<&Expected>) {
         let (world, gets) = (&self.world, &mut self.gets);
+        // Typed queries see the unnamed components only.
+        let unnamed = e.map(|e| Expected {
+            named: BTreeMap::new(),
+            ..e.clone()
+        });
+        let e = unnamed.as_ref();
         let got = owned_all(gets.all.get(world, entity));
         assert_eq!(got.as_ref(), e);
         assert_eq!(owned_all(gets.all.view(world).get(entity)), got, "view");
@@ -494,6 +545,96 @@ impl<S: Storage, const SA: bool, const SB: bool, const ST: bool, const SD: bool>
         let got = gets.with_tag.get(world, entity);
         assert_eq!(got, e.filter(|e| e.tag).map(|_| entity));
         assert_eq!(gets.with_tag.view(world).get(entity), got, "view");
+    }
+
+    /// A named-instance operation on a random handle, checked against the model.
+    fn named(&mut self) {
+        let Some(entity) = self.pick() else { return };
+        let name = NAMES[self.rng.below(NAMES.len())];
+        let value = self.rng.next_u64() as u32;
+        let which = self.rng.below(5);
+        let world = &mut self.world;
+        let Some(e) = self.model.get_mut(&entity) else {
+            let stale = EcsError::NoSuchEntity(entity);
+            let r = world.insert_named(entity, name, A::<SA>(value));
+            assert_eq!(r.err(), Some(stale.clone()));
+            let r = world.remove_named::<D<SD>>(entity, name);
+            assert_eq!(r.err(), Some(stale));
+            assert!(world.named_instances(entity).next().is_none());
+            return;
+        };
+        match which {
+            0 | 1 => {
+                let is_a = which == 0;
+                let (r, new) = if is_a {
+                    let r = world.insert_named(entity, name, A::<SA>(value));
+                    (r.map(|old| old.map(|a| Named::A(a.0))), Named::A(value))
+                } else {
+                    let v = [value as u8, 3, 3];
+                    let r = world.insert_named(entity, name, D::<SD>(v));
+                    (r.map(|old| old.map(|d| Named::D(d.0))), Named::D(v))
+                };
+                if e.name_taken(name, is_a) {
+                    assert!(matches!(r, Err(EcsError::NameTaken { .. })), "{r:?}");
+                } else {
+                    assert_eq!(r, Ok(e.named.insert(name, new)));
+                }
+            }
+            2 => {
+                let r = world.remove_named::<A<SA>>(entity, name).map(|a| a.0);
+                match e.named.get(name) {
+                    Some(&Named::A(v)) => {
+                        assert_eq!(r, Ok(v));
+                        e.named.remove(name);
+                    }
+                    _ => assert!(matches!(r, Err(EcsError::UnknownInstance { .. }))),
+                }
+            }
+            3 => {
+                let r = world.remove_named::<D<SD>>(entity, name).map(|d| d.0);
+                match e.named.get(name) {
+                    Some(&Named::D(v)) => {
+                        assert_eq!(r, Ok(v));
+                        e.named.remove(name);
+                    }
+                    _ => assert!(matches!(r, Err(EcsError::UnknownInstance { .. }))),
+                }
+            }
+            _ => {
+                let got = world.get_named_mut::<A<SA>>(entity, name).map(|mut a| {
+                    a.0 = a.0.wrapping_add(1);
+                    a.0
+                });
+                let want = match e.named.get_mut(name) {
+                    Some(Named::A(v)) => {
+                        *v = v.wrapping_add(1);
+                        Some(*v)
+                    }
+                    _ => None,
+                };
+                assert_eq!(got, want);
+            }
+        }
+    }
+
+    /// The named instances of live `entity` as the model keeps them.
+    fn named_of(world: &World<S>, entity: Entity) -> BTreeMap<&'static str, Named> {
+        let a_id = world.component_id::<A<SA>>();
+        world
+            .named_instances(entity)
+            .map(|instance| {
+                let name = *NAMES
+                    .iter()
+                    .find(|n| **n == instance.name)
+                    .expect("a model name");
+                let value = if Some(instance.of) == a_id {
+                    Named::A(world.get_named::<A<SA>>(entity, name).expect("listed").0)
+                } else {
+                    Named::D(world.get_named::<D<SD>>(entity, name).expect("listed").0)
+                };
+                (name, value)
+            })
+            .collect()
     }
 
     fn mutate(&mut self) {
@@ -650,14 +791,39 @@ impl<S: Storage, const SA: bool, const SB: bool, const ST: bool, const SD: bool>
                 b: b.map(|b| b.0.clone()),
                 tag: tag.is_some(),
                 d: d.map(|d| d.0),
+                named: BTreeMap::new(),
             };
             assert!(
                 seen.insert(entity, got).is_none(),
                 "{entity:?} yielded twice"
             );
         }
+        for (entity, got) in seen.iter_mut() {
+            got.named = Self::named_of(&self.world, *entity);
+        }
         assert_eq!(seen, self.model);
         self.links.compare(&self.world, self.model.keys().copied());
+        // Each named instance of `A` iterates through a run-time query like any component.
+        for name in NAMES {
+            let id = self.world.instance_id::<A<SA>>(name);
+            let query = ecs_core::query::DynQuery::new().read(id);
+            let mut got = Vec::new();
+            let mut state = self.world.dyn_query(&query).unwrap();
+            state.for_each(&self.world, |item| {
+                got.push((item.entity(), item.get::<A<SA>>(0).unwrap().0));
+            });
+            got.sort_unstable();
+            let mut want: Vec<(Entity, u32)> = self
+                .model
+                .iter()
+                .filter_map(|(e, x)| match x.named.get(name) {
+                    Some(&Named::A(v)) => Some((*e, v)),
+                    _ => None,
+                })
+                .collect();
+            want.sort_unstable();
+            assert_eq!(got, want, "instances {name}");
+        }
         for entity in &self.handles {
             assert_eq!(
                 self.world.contains(*entity),

@@ -1,0 +1,386 @@
+//! Named component instances on the world: several instances of one component type per
+//! entity, each under a name, found through the prototype-chain index (see
+//! [`crate::named`]).
+
+use std::mem::{ManuallyDrop, MaybeUninit};
+use std::ptr::NonNull;
+
+use super::World;
+use crate::change::{ChangeKind, Mut};
+use crate::component::{Component, ComponentId};
+use crate::entity::Entity;
+use crate::error::EcsError;
+use crate::named::{EntityIndex, NameId};
+use crate::storage::Storage;
+
+/// One named instance of an entity (see [`World::named_instances`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NamedInstance<'w> {
+    /// The instance's own component id (what the storage keeps it under).
+    pub id: ComponentId,
+    /// The component (type) it is an instance of.
+    pub of: ComponentId,
+    /// Its name.
+    pub name: &'w str,
+}
+
+impl<S: Storage> World<S> {
+    /// The component id of `T`'s instance named `name`, registering both on first use
+    /// (what a run-time query names to fetch a named instance).
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// #[derive(Component)]
+    /// struct RenderData(f32);
+    /// let mut world = World::<VecStorage>::new();
+    /// let fog = world.instance_id::<RenderData>("Fog");
+    /// assert_eq!(world.instance_id::<RenderData>("Fog"), fog);
+    /// assert_ne!(world.instance_id::<RenderData>("Vignette"), fog);
+    /// assert_ne!(world.component_id::<RenderData>(), Some(fog));
+    /// ```
+    pub fn instance_id<T: Component>(&mut self, name: &str) -> ComponentId {
+        let of = self.components.register::<T>();
+        self.components
+            .register_instance(of, name)
+            .expect("a Rust type's own id can have instances")
+    }
+
+    /// The component id of the instance named `name` of component `of` (a Rust type's id
+    /// or a run-time component's), registering it on first use. Store values under it with
+    /// [`World::insert_by_id`]; the name rules of [`World::insert_named`] apply there too.
+    ///
+    /// # Errors
+    /// [`EcsError::UnknownComponent`] when `of` is not a component of this world, or is
+    /// itself a named instance.
+    ///
+    /// ```
+    /// # use ecs_core::{World, ComponentDescriptor, StorageKind, testing::VecStorage};
+    /// # use std::alloc::Layout;
+    /// let mut world = World::<VecStorage>::new();
+    /// let light = world.register_dynamic(ComponentDescriptor {
+    ///     name: "Light".into(), layout: Layout::new::<f32>(), drop: None,
+    ///     storage: StorageKind::Table,
+    /// });
+    /// let key = world.register_instance(light, "Key").unwrap();
+    /// let e = world.spawn(());
+    /// world.insert_bytes(e, key, &1.5f32.to_ne_bytes()).unwrap();
+    /// assert_eq!(world.find(e, "Key"), Some(key));
+    /// assert!(world.register_instance(key, "Nested").is_err());
+    /// ```
+    pub fn register_instance(
+        &mut self,
+        of: ComponentId,
+        name: &str,
+    ) -> Result<ComponentId, EcsError> {
+        self.components.register_instance(of, name)
+    }
+
+    /// Gives `entity` an instance of `T` named `name`, or replaces the value of the one it
+    /// has (returned). Stored like any component (densely on tables, in the hybrid
+    /// backend's choice for `T`) and recorded for `Added`/`Changed` filters on the instance
+    /// if `T` tracks changes.
+    ///
+    /// # Errors
+    /// [`EcsError::NoSuchEntity`] for a stale handle; [`EcsError::NameTaken`] when the
+    /// entity holds another component under `name` (names are unique per entity across all
+    /// types, counting an unnamed component's type name). The world is unchanged and the
+    /// value dropped.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, EcsError, testing::VecStorage};
+    /// #[derive(Component, Debug, PartialEq)]
+    /// struct RenderData(f32);
+    /// #[derive(Component, Debug, PartialEq)]
+    /// struct Light(f32);
+    /// let mut world = World::<VecStorage>::new();
+    /// let e = world.spawn(());
+    /// assert_eq!(world.insert_named(e, "Fog", RenderData(0.5)), Ok(None));
+    /// assert_eq!(world.insert_named(e, "Fog", RenderData(0.7)), Ok(Some(RenderData(0.5))));
+    /// assert!(matches!(world.insert_named(e, "Fog", Light(1.0)), Err(EcsError::NameTaken { .. })));
+    /// assert_eq!(world.get_named::<RenderData>(e, "Fog"), Some(&RenderData(0.7)));
+    /// ```
+    pub fn insert_named<T: Component>(
+        &mut self,
+        entity: Entity,
+        name: &str,
+        value: T,
+    ) -> Result<Option<T>, EcsError> {
+        self.flush();
+        self.check(entity)?;
+        let id = self.instance_id::<T>(name);
+        if let Some(ptr) = self.storage.get_ptr(entity, id) {
+            // SAFETY: `get_ptr` points to the entity's value of `id`, a `T` (a named
+            // instance of `T` holds `T`s), and `&mut self` excludes every other access.
+            let old = unsafe { ptr.cast::<T>().as_ptr().replace(value) };
+            if T::TRACK_CHANGES {
+                self.changes.on_changed(id, entity);
+            }
+            return Ok(Some(old));
+        }
+        let name_id = self.claim_name(entity, id)?;
+        let value = ManuallyDrop::new(value);
+        // SAFETY: the entity is live (checked), so held, and lacks `id` (`get_ptr` said so);
+        // `value` is an owned `T` (`Send + Sync`), `id`'s values are `T`s, and the
+        // `ManuallyDrop` keeps us from dropping it after the storage takes it.
+        unsafe {
+            self.storage
+                .insert_new(entity, id, NonNull::from(&*value).cast(), &self.components)
+        };
+        self.index.add(entity.index(), id, name_id);
+        if T::TRACK_CHANGES {
+            self.changes.on_added(id, entity);
+        }
+        Ok(None)
+    }
+
+    /// `entity`'s instance of `T` named `name`; `None` if the entity is stale or has none.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// #[derive(Component)]
+    /// struct RenderData(f32);
+    /// let mut world = World::<VecStorage>::new();
+    /// let e = world.spawn(());
+    /// world.insert_named(e, "Vignette", RenderData(0.1)).unwrap();
+    /// assert_eq!(world.get_named::<RenderData>(e, "Vignette").map(|r| r.0), Some(0.1));
+    /// assert!(world.get_named::<RenderData>(e, "Fog").is_none());
+    /// ```
+    pub fn get_named<T: Component>(&self, entity: Entity, name: &str) -> Option<&T> {
+        let ptr = self.named_ptr::<T>(entity, name)?;
+        // SAFETY: the storage's pointer to the entity's value of a `T` instance; `&self`
+        // keeps the world from being mutated while the reference lives.
+        Some(unsafe { ptr.as_ref() })
+    }
+
+    /// Mutable access to `entity`'s instance of `T` named `name`, recording a change on
+    /// write when `T` tracks changes (as [`World::get_mut_tracked`]); `None` if the entity
+    /// is stale or has none.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// #[derive(Component)]
+    /// struct RenderData(f32);
+    /// let mut world = World::<VecStorage>::new();
+    /// let e = world.spawn(());
+    /// world.insert_named(e, "Fog", RenderData(0.5)).unwrap();
+    /// world.get_named_mut::<RenderData>(e, "Fog").unwrap().0 = 0.25;
+    /// assert_eq!(world.get_named::<RenderData>(e, "Fog").unwrap().0, 0.25);
+    /// ```
+    pub fn get_named_mut<T: Component>(
+        &mut self,
+        entity: Entity,
+        name: &str,
+    ) -> Option<Mut<'_, T>> {
+        let mut ptr = self.named_ptr::<T>(entity, name)?;
+        let log = if T::TRACK_CHANGES {
+            let id = self.components.instance(self.components.id::<T>()?, name)?;
+            Some(self.changes.ensure(id).get(ChangeKind::Changed) as &_)
+        } else {
+            None
+        };
+        // SAFETY: as in `get_named`, and `&mut self` makes the reference unique; the log is
+        // a different field than the storage.
+        Some(Mut::new(unsafe { ptr.as_mut() }, log, entity))
+    }
+
+    /// Removes `entity`'s instance of `T` named `name` and returns it; the name is free
+    /// again.
+    ///
+    /// # Errors
+    /// [`EcsError::NoSuchEntity`] for a stale handle, [`EcsError::UnknownInstance`] when it
+    /// has no such instance (nothing changes).
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// #[derive(Component, Debug, PartialEq)]
+    /// struct RenderData(f32);
+    /// let mut world = World::<VecStorage>::new();
+    /// let e = world.spawn(());
+    /// world.insert_named(e, "Fog", RenderData(0.5)).unwrap();
+    /// assert_eq!(world.remove_named::<RenderData>(e, "Fog"), Ok(RenderData(0.5)));
+    /// assert!(world.find(e, "Fog").is_none());
+    /// assert!(world.remove_named::<RenderData>(e, "Fog").is_err());
+    /// ```
+    pub fn remove_named<T: Component>(
+        &mut self,
+        entity: Entity,
+        name: &str,
+    ) -> Result<T, EcsError> {
+        self.flush();
+        self.check(entity)?;
+        let unknown = || EcsError::UnknownInstance {
+            entity,
+            name: name.to_owned(),
+        };
+        let of = self.components.id::<T>().ok_or_else(unknown)?;
+        let id = self.components.instance(of, name).ok_or_else(unknown)?;
+        let mut out = MaybeUninit::<T>::uninit();
+        // SAFETY: `out` is a disjoint slot for one `T`, the type of `id`'s values.
+        let moved = unsafe {
+            self.storage
+                .remove_into(entity, id, NonNull::from(&mut out).cast())
+        };
+        if !moved {
+            return Err(unknown());
+        }
+        self.unindex(entity, id);
+        // SAFETY: `remove_into` returned true, so it wrote an initialised `T` into `out`.
+        Ok(unsafe { out.assume_init() })
+    }
+
+    /// Whether `entity` is live and holds a component instance called `name` (a named
+    /// instance, or an unnamed component whose type's short name it is).
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// #[derive(Component)]
+    /// struct Transform;
+    /// #[derive(Component)]
+    /// struct RenderData(f32);
+    /// let mut world = World::<VecStorage>::new();
+    /// let e = world.spawn((Transform,));
+    /// world.insert_named(e, "Fog", RenderData(0.5)).unwrap();
+    /// assert!(world.has_named(e, "Fog") && world.has_named(e, "Transform"));
+    /// assert!(!world.has_named(e, "Vignette"));
+    /// ```
+    pub fn has_named(&self, entity: Entity, name: &str) -> bool {
+        self.find(entity, name).is_some()
+    }
+
+    /// Which component holds `entity`'s instance called `name`: a named instance's own id
+    /// (its [`ComponentInfo::instance`](crate::component::ComponentInfo::instance) names
+    /// the type), or the id of an unnamed component whose type's short name is `name`
+    /// (when no named instance has taken it). `None` for a stale handle or an unknown name.
+    /// Costs one hash of `name` and a walk of the entity's prototype chain; allocates
+    /// nothing.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// #[derive(Component)]
+    /// struct RenderData(f32);
+    /// let mut world = World::<VecStorage>::new();
+    /// let e = world.spawn(());
+    /// world.insert_named(e, "Fog", RenderData(0.5)).unwrap();
+    /// assert_eq!(world.find(e, "Fog"), Some(world.instance_id::<RenderData>("Fog")));
+    /// ```
+    #[inline]
+    pub fn find(&self, entity: Entity, name: &str) -> Option<ComponentId> {
+        if !self.entities.contains(entity) {
+            return None;
+        }
+        self.find_name(entity, self.components.names().get(name)?)
+    }
+
+    /// [`World::find`] by an interned name ([`Components::names`](
+    /// crate::component::Components::names)), skipping the hash of the text.
+    #[inline]
+    pub fn find_by_name_id(&self, entity: Entity, name: NameId) -> Option<ComponentId> {
+        if !self.entities.contains(entity) {
+            return None;
+        }
+        self.find_name(entity, name)
+    }
+
+    /// The named instances of `entity`, the most recently added first (nothing for a stale
+    /// handle). Unnamed components are not listed.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// #[derive(Component)]
+    /// struct RenderData(f32);
+    /// let mut world = World::<VecStorage>::new();
+    /// let e = world.spawn(());
+    /// world.insert_named(e, "Fog", RenderData(0.5)).unwrap();
+    /// world.insert_named(e, "Vignette", RenderData(0.1)).unwrap();
+    /// let names: Vec<&str> = world.named_instances(e).map(|i| i.name).collect();
+    /// assert_eq!(names, ["Vignette", "Fog"]);
+    /// ```
+    pub fn named_instances(&self, entity: Entity) -> impl Iterator<Item = NamedInstance<'_>> {
+        let slot = if self.entities.contains(entity) {
+            Some(entity.index())
+        } else {
+            None
+        };
+        slot.into_iter()
+            .flat_map(|slot| self.index.instances(slot))
+            .map(|(id, name)| NamedInstance {
+                id,
+                of: self
+                    .components
+                    .info(id)
+                    .instance()
+                    .map_or(id, |instance| instance.of()),
+                name: self.components.names().text(name),
+            })
+    }
+
+    /// The prototype-chain index (read-only: its size and registry, see [`EntityIndex`]).
+    pub fn entity_index(&self) -> &EntityIndex {
+        &self.index
+    }
+
+    /// Frees the index's unused prototypes now (they are otherwise kept for reuse until
+    /// they outnumber the used ones); returns how many were freed.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// #[derive(Component)]
+    /// struct RenderData(f32);
+    /// let mut world = World::<VecStorage>::new();
+    /// let e = world.spawn(());
+    /// world.insert_named(e, "Fog", RenderData(0.5)).unwrap();
+    /// world.despawn(e).unwrap();
+    /// assert_eq!(world.entity_index().unused_prototypes(), 1);
+    /// assert_eq!(world.collect_prototypes(), 1);
+    /// ```
+    pub fn collect_prototypes(&mut self) -> usize {
+        self.index.collect_garbage()
+    }
+
+    /// The component holding live `entity`'s instance called `name`.
+    #[inline]
+    pub(crate) fn find_name(&self, entity: Entity, name: NameId) -> Option<ComponentId> {
+        if let Some(id) = self.index.find(entity.index(), name) {
+            return Some(id);
+        }
+        self.components
+            .types_named(name)
+            .iter()
+            .copied()
+            .find(|&id| self.storage.contains(entity, id))
+    }
+
+    /// Checks that live `entity` can take the named instance `id` (it lacks it): its name
+    /// must be free. Returns the name.
+    pub(super) fn claim_name(&self, entity: Entity, id: ComponentId) -> Result<NameId, EcsError> {
+        let instance = self
+            .components
+            .info(id)
+            .instance()
+            .expect("claim_name is called for named instances");
+        match self.find_name(entity, instance.name()) {
+            None => Ok(instance.name()),
+            Some(holder) => Err(EcsError::NameTaken {
+                entity,
+                name: self.components.names().text(instance.name()).to_owned(),
+                holder: self.components.info(holder).name().to_owned(),
+            }),
+        }
+    }
+
+    /// Drops `id` from live `entity`'s index entry after the storage removed it, if `id`
+    /// is a named instance.
+    pub(super) fn unindex(&mut self, entity: Entity, id: ComponentId) {
+        if let Some(instance) = self.components.info(id).instance() {
+            let removed = self.index.remove(entity.index(), instance.name());
+            debug_assert!(removed, "a stored named instance is indexed");
+        }
+    }
+
+    /// Pointer to `entity`'s `T` instance named `name`.
+    fn named_ptr<T: Component>(&self, entity: Entity, name: &str) -> Option<NonNull<T>> {
+        let id = self.components.instance(self.components.id::<T>()?, name)?;
+        // The storage compares whole handles: a stale one answers `None`.
+        self.storage.get_ptr(entity, id).map(NonNull::cast)
+    }
+}
