@@ -331,6 +331,7 @@ impl<S: Storage> World<S> {
     pub(crate) fn despawn_unlinked(&mut self, entity: Entity) {
         let freed = self.entities.free(entity);
         debug_assert!(freed, "despawn_unlinked of a live entity");
+        self.index.release(entity.index());
         self.storage.despawn(entity);
     }
 
