@@ -311,6 +311,45 @@ impl Archetypes {
         }
     }
 
+    /// Appends one row per entity of `entities` (new, not yet here) to the table of
+    /// `columns`' component set, each column's values copied in one block, and records
+    /// them. Nothing for the empty set (such entities get no row).
+    ///
+    /// # Safety
+    /// The entities are distinct and have no row; the components of `columns` are distinct
+    /// and registered in `components`, the registry; each pointer holds `entities.len()`
+    /// owned, initialised values of its component, outside the tables, usable on any
+    /// thread, which the caller will not use or drop again.
+    pub(crate) unsafe fn push_columns(
+        &mut self,
+        entities: &[Entity],
+        columns: &[(ComponentId, NonNull<u8>)],
+        components: &Components,
+    ) {
+        let set: Vec<ComponentId> = columns.iter().map(|&(c, _)| c).collect();
+        let table = self.table_for(&set, components);
+        if table == TableId::EMPTY || entities.is_empty() {
+            return;
+        }
+        self.records.reserve(entities.len());
+        let t = &mut self.tables[table.index()];
+        let start = t.len();
+        let source = |component| {
+            columns
+                .iter()
+                .find(|&&(c, _)| c == component)
+                .map(|&(_, ptr)| ptr)
+                .expect("the table's set is the columns' set")
+        };
+        // SAFETY: the table's set is exactly the columns' components (distinct), so `source`
+        // answers every column with the caller's owned values of its component.
+        unsafe { t.extend_rows(entities, source) };
+        for (row, &entity) in (start..).zip(entities) {
+            debug_assert!(self.records.get(entity.index() as usize).is_none());
+            self.records.set(entity, table, row);
+        }
+    }
+
     /// Moves `entity` (located at `from`) to table `to` with `move_row` (given the source
     /// and destination tables) and fixes the records of both entities it moved.
     ///

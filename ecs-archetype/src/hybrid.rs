@@ -413,6 +413,36 @@ unsafe impl Storage for HybridStorage {
         }
     }
 
+    /// Table columns into the segment's table in one block each, sparse columns appended
+    /// to their sets (through the sparse half, which keeps its groups).
+    unsafe fn spawn_columns(
+        &mut self,
+        entities: &[Entity],
+        columns: &[(ComponentId, NonNull<u8>)],
+        empty: &BundleInfo,
+        components: &Components,
+    ) {
+        let mut table = Vec::with_capacity(columns.len());
+        let mut sparse = Vec::new();
+        for &(component, values) in columns {
+            let kind = match self.kind(component) {
+                Some(kind) => kind,
+                None => self.learn(component, components),
+            };
+            match kind {
+                StorageKind::Table => table.push((component, values)),
+                StorageKind::Sparse => sparse.push((component, values)),
+            }
+        }
+        // SAFETY: forwarded contract, each half given its own columns (the entities are not
+        // held, so have no row and are in no set).
+        unsafe {
+            self.archetypes.push_columns(entities, &table, components);
+            self.sparse
+                .spawn_columns(entities, &sparse, empty, components);
+        }
+    }
+
     /// Groups of sparse components, kept by the sparse half (a query over only sparse
     /// components is answered there, so it walks the group's packed rows). Table
     /// components are already stored together by their tables.

@@ -164,6 +164,18 @@ unsafe impl Storage for ArchetypeStorage {
         }
     }
 
+    /// The segment's table, each column copied into it in one block.
+    unsafe fn spawn_columns(
+        &mut self,
+        entities: &[Entity],
+        columns: &[(ComponentId, NonNull<u8>)],
+        _: &BundleInfo,
+        components: &Components,
+    ) {
+        // SAFETY: forwarded contract (the entities are not held, so have no row).
+        unsafe { self.archetypes.push_columns(entities, columns, components) };
+    }
+
     unsafe fn reserve(&mut self, info: &BundleInfo, components: &Components, additional: usize) {
         let table = self
             .bundles

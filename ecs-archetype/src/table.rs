@@ -268,6 +268,36 @@ impl Table {
         row
     }
 
+    /// Appends one row per entity of `entities`, each column's values copied from
+    /// `source(component)` in one block (row `i` of the new rows takes value `i`). Nothing
+    /// in it runs user code, so the columns stay parallel.
+    ///
+    /// # Panics
+    /// If the table would hold more than [`MAX_ROWS`] rows (before anything is appended).
+    ///
+    /// # Safety
+    /// For every component of the table, `source` gives a pointer to `entities.len()`
+    /// initialised values of it, laid out as its column lays them out, outside this table,
+    /// usable on any thread, handed over (the caller never uses or drops them again).
+    pub(crate) unsafe fn extend_rows(
+        &mut self,
+        entities: &[Entity],
+        source: impl Fn(ComponentId) -> NonNull<u8>,
+    ) {
+        assert!(
+            self.len() + entities.len() <= MAX_ROWS,
+            "more than 2^32 rows in one table"
+        );
+        self.reserve(entities.len());
+        for (column, &component) in self.columns.iter_mut().zip(self.components.iter()) {
+            // SAFETY: the caller's pointer holds `entities.len()` owned values of the
+            // column's component, outside the table; room was reserved above.
+            unsafe { column.append_raw(source(component), entities.len()) };
+        }
+        // Reserved above: no reallocation, no panic.
+        self.entities.extend_from_slice(entities);
+    }
+
     /// Moves row `row` into `dst`, whose set is this table's plus the component of its
     /// column `at`, taking that column's value from `value`; swap-removes the row here.
     ///

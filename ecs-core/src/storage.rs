@@ -313,6 +313,34 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
         }
     }
 
+    /// Stores new entities whose components come as columns of values (what loading a
+    /// snapshot does): `entities[i]` gets, for each `(component, base)` of `columns`, the
+    /// value at `base + i * size` (`size` the component's registered, padded size), moved
+    /// in. Every entity gets exactly the components of `columns` (none when it is empty).
+    ///
+    /// The default spawns each entity with no component and inserts its values one by one;
+    /// backends override it to place a whole column at once (one copy per column into a
+    /// table, one append per sparse set).
+    ///
+    /// # Safety
+    /// * The entities are live in the world, pairwise distinct, and not held by the storage.
+    /// * `empty` is the [`BundleInfo`] the world resolved for `()` against `components`, the
+    ///   registry.
+    /// * The components of `columns` are pairwise distinct and registered in `components`;
+    ///   each `base` points to `entities.len()` initialised values of its component, outside
+    ///   this storage, which may be used and dropped on any thread (as a `Send + Sync`
+    ///   type's) and which the caller will not use or drop again.
+    unsafe fn spawn_columns(
+        &mut self,
+        entities: &[Entity],
+        columns: &[(ComponentId, NonNull<u8>)],
+        empty: &BundleInfo,
+        components: &Components,
+    ) {
+        // SAFETY: forwarded contract.
+        unsafe { spawn_columns_by_entity(self, entities, columns, empty, components) }
+    }
+
     /// Makes `owned` an owning group (see [`World::group`](crate::World::group)): from now on
     /// the storage keeps the entities holding all of them packed together, so a query
     /// requiring them walks parallel arrays. The default answers that the backend has none.
@@ -455,4 +483,31 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
 
     /// Heap bytes held by the storage (columns, sets, indices).
     fn memory_usage(&self) -> usize;
+}
+
+/// [`Storage::spawn_columns`] one entity at a time: each spawned with no component, then
+/// its values inserted one by one. The trait's default; a backend's override falls back to
+/// it where its bulk path does not apply (the sparse backend with owning groups, which must
+/// see every arrival).
+///
+/// # Safety
+/// As for [`Storage::spawn_columns`].
+pub unsafe fn spawn_columns_by_entity<S: Storage>(
+    storage: &mut S,
+    entities: &[Entity],
+    columns: &[(ComponentId, NonNull<u8>)],
+    empty: &BundleInfo,
+    components: &Components,
+) {
+    for (row, &entity) in entities.iter().enumerate() {
+        // SAFETY: the entity is live and not held (caller); `empty` is `()`'s info.
+        unsafe { storage.spawn(entity, (), empty, components) };
+        for &(component, base) in columns {
+            let size = components.info(component).layout().size();
+            // SAFETY: the entity is now held and lacks `component` (it was spawned with
+            // none, and the column ids are distinct); row `row` of the column is an owned,
+            // initialised value of it (caller), handed over once.
+            unsafe { storage.insert_new(entity, component, base.add(row * size), components) };
+        }
+    }
 }

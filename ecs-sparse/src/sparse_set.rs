@@ -316,6 +316,24 @@ impl SparseSet {
         }
     }
 
+    /// Appends `entities` with their values, copied from `values` in one block (value `i`
+    /// is `entities[i]`'s): the values as pending rows, then one linking pass.
+    ///
+    /// # Panics
+    /// As [`SparseSet::link_pending`]: if the set holds an index of `entities` already
+    /// (the unlinked values are dropped first, so the set stays consistent).
+    ///
+    /// # Safety
+    /// `values` points to `entities.len()` initialised values of the set's component, laid
+    /// out as the set lays them out, outside the set, usable on any thread, handed over
+    /// (the caller never uses or drops them again). No rows are pending.
+    pub unsafe fn extend_from(&mut self, entities: &[Entity], values: NonNull<u8>) {
+        debug_assert_eq!(self.data.len(), self.entities.len(), "no pending rows");
+        // SAFETY: forwarded contract; the appended values are pending rows until linked.
+        unsafe { self.data.append_raw(values, entities.len()) };
+        self.link_pending(entities);
+    }
+
     /// Exchanges the entities (and values) at dense positions `a` and `b`, repairing both
     /// sparse entries: what owning groups use to pack their entities at the front.
     ///

@@ -18,7 +18,7 @@ use std::ptr::NonNull;
 
 use ecs_core::bundle::{Bundle, BundleInfo, BundleVisitor};
 use ecs_core::component::{Component, ComponentId, Components};
-use ecs_core::storage::{ByEntity, QueryDescriptor, Storage};
+use ecs_core::storage::{spawn_columns_by_entity, ByEntity, QueryDescriptor, Storage};
 use ecs_core::unwind::for_each_completing;
 use ecs_core::{EcsError, Entity};
 
@@ -296,6 +296,30 @@ unsafe impl Storage for SparseStorage {
         let mut batch = batch;
         while let Some((entity, bundle)) = batch.next() {
             taken.write(entity, bundle, batch.size_hint().0);
+        }
+    }
+
+    /// One append per set; with owning groups, entity by entity, so the groups see every
+    /// arrival.
+    unsafe fn spawn_columns(
+        &mut self,
+        entities: &[Entity],
+        columns: &[(ComponentId, NonNull<u8>)],
+        empty: &BundleInfo,
+        components: &Components,
+    ) {
+        if !self.groups.is_empty() {
+            // SAFETY: forwarded contract.
+            return unsafe { spawn_columns_by_entity(self, entities, columns, empty, components) };
+        }
+        for &(component, values) in columns {
+            // SAFETY: the set was made from the registry's info for `component`; the values
+            // are `entities.len()` owned values of it (caller); the entities are not held,
+            // so not in the set.
+            unsafe {
+                self.set_mut(component, components)
+                    .extend_from(entities, values)
+            };
         }
     }
 

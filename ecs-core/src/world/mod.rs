@@ -8,6 +8,7 @@ mod by_id;
 mod entity_access;
 mod entity_ref;
 mod insert_remove;
+mod load;
 mod named;
 mod properties;
 
