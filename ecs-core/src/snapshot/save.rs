@@ -85,8 +85,21 @@ struct Planned<'w> {
     entry: usize,
     id: ComponentId,
     instance: Option<&'w str>,
+    /// Where the values are, in row order.
+    pieces: Vec<Piece>,
+    /// The rows as written: the pieces' rows, adjacent ones merged.
     runs: Vec<(u32, u32)>,
     count: usize,
+}
+
+/// Rows `start..start + len` of a column, whose values are rows `row..row + len` of the
+/// storage's chunk number `chunk` (in the order the storage yields its chunks).
+#[derive(Clone, Copy, Debug)]
+struct Piece {
+    start: u32,
+    len: u32,
+    chunk: u32,
+    row: u32,
 }
 
 /// Every column the save writes, in order, with its rows.
@@ -95,7 +108,7 @@ fn plan<'w, L, S: Storage>(
     world: &'w World<S>,
 ) -> Vec<Planned<'w>> {
     let components = world.components();
-    let mut bases: Vec<Option<ComponentId>> = registry
+    let bases: Vec<Option<ComponentId>> = registry
         .components
         .iter()
         .map(|entry| match &entry.kind {
@@ -106,7 +119,7 @@ fn plan<'w, L, S: Storage>(
         })
         .collect();
     let mut columns: Vec<Planned<'w>> = Vec::new();
-    for (entry, base) in bases.iter_mut().enumerate() {
+    for (entry, base) in bases.iter().enumerate() {
         let Some(base) = *base else { continue };
         columns.push(planned(world, entry, base, None));
         let mut instances: Vec<Planned<'w>> = components
@@ -124,7 +137,9 @@ fn plan<'w, L, S: Storage>(
     columns
 }
 
-/// The rows of component `id` as runs of positions in the entity list.
+/// Where component `id`'s values are, in row order (rows are positions in the entity list):
+/// so a save writes the same bytes whatever order the storage keeps them in, and a diff of
+/// two saves shows changed values, not moved rows.
 fn planned<'w, S: Storage>(
     world: &World<S>,
     entry: usize,
@@ -132,53 +147,110 @@ fn planned<'w, S: Storage>(
     instance: Option<&'w str>,
 ) -> Planned<'w> {
     let entities = world.entities();
-    let mut runs: Vec<(u32, u32)> = Vec::new();
+    let mut pieces: Vec<Piece> = Vec::new();
     let mut count = 0usize;
-    let mut add = |entity: Entity| {
-        let pos = entities
-            .position(entity)
-            .expect("the storage holds live entities") as u32;
-        match runs.last_mut() {
-            Some((start, len)) if *start + *len == pos => *len += 1,
-            _ => runs.push((pos, 1)),
+    with_chunks(world, id, |chunks| {
+        for (chunk, &(rows, access)) in chunks.iter().enumerate() {
+            for (row, &entity) in rows.iter().enumerate() {
+                if let ColumnAccess::Sparse(lookup) = access {
+                    if !lookup.contains(entity) {
+                        continue;
+                    }
+                }
+                let start = entities
+                    .position(entity)
+                    .expect("the storage holds live entities") as u32;
+                let (chunk, row) = (chunk as u32, row as u32);
+                match pieces.last_mut() {
+                    Some(p)
+                        if p.chunk == chunk && p.row + p.len == row && p.start + p.len == start =>
+                    {
+                        p.len += 1
+                    }
+                    _ => pieces.push(Piece {
+                        start,
+                        len: 1,
+                        chunk,
+                        row,
+                    }),
+                }
+                count += 1;
+            }
         }
-        count += 1;
-    };
-    let _: Result<(), std::convert::Infallible> = for_each_chunk(world, id, |rows, access| {
-        match access {
-            ColumnAccess::Dense(_) => rows.iter().for_each(|&e| add(e)),
-            ColumnAccess::Sparse(lookup) => rows
-                .iter()
-                .filter(|&&e| lookup.contains(e))
-                .for_each(|&e| add(e)),
-            ColumnAccess::Absent => {}
-        }
-        Ok(())
     });
+    pieces.sort_unstable_by_key(|p| p.start);
+    let mut runs: Vec<(u32, u32)> = Vec::with_capacity(pieces.len());
+    for p in &pieces {
+        match runs.last_mut() {
+            Some((start, len)) if *start + *len == p.start => *len += p.len,
+            _ => runs.push((p.start, p.len)),
+        }
+    }
     Planned {
         entry,
         id,
         instance,
+        pieces,
         runs,
         count,
     }
 }
 
-/// Calls `visit` with each of the storage's chunks of entities holding `id`.
-fn for_each_chunk<S: Storage, E>(
+/// One chunk of a column: its entities, and how the column is reached in it.
+type Chunk<'a, S> = (&'a [Entity], ColumnAccess<'a, <S as Storage>::Lookup>);
+
+/// Calls `f` with the storage's chunks of the entities holding `id` (the order is the
+/// storage's, the same on every call while the world is not changed).
+fn with_chunks<S: Storage, R>(
     world: &World<S>,
     id: ComponentId,
-    mut visit: impl FnMut(&[Entity], ColumnAccess<'_, S::Lookup>) -> Result<(), E>,
-) -> Result<(), E> {
+    f: impl FnOnce(&[Chunk<'_, S>]) -> R,
+) -> R {
     let mut descriptor = QueryDescriptor::default();
     descriptor.push(id, SlotRole::Required);
     let mut cache = S::QueryCache::default();
     let storage = world.storage();
     storage.update_query_cache(&mut cache, &descriptor, world.components());
-    for chunk in storage.query_chunks(&cache, &descriptor, world.entities().alive()) {
-        visit(chunk.entities(), chunk.column(0))?;
-    }
-    Ok(())
+    let chunks: Vec<Chunk<'_, S>> = storage
+        .query_chunks(&cache, &descriptor, world.entities().alive())
+        .map(|chunk| (chunk.entities(), chunk.column(0)))
+        .collect();
+    f(&chunks)
+}
+
+/// Calls `write` with a pointer to each value of `column`, in row order.
+fn for_each_value<S: Storage, E>(
+    world: &World<S>,
+    column: &Planned<'_>,
+    size: usize,
+    mut write: impl FnMut(NonNull<u8>) -> Result<(), E>,
+) -> Result<(), E> {
+    with_chunks(world, column.id, |chunks| {
+        for piece in &column.pieces {
+            let (rows, access) = chunks[piece.chunk as usize];
+            let range = piece.row as usize..(piece.row + piece.len) as usize;
+            match access {
+                ColumnAccess::Dense(base) => {
+                    for row in range {
+                        // SAFETY: row `row` of a dense chunk column is at `base + row * size`,
+                        // initialised and valid while `&World` is borrowed.
+                        write(unsafe { base.add(row * size) })?;
+                    }
+                }
+                ColumnAccess::Sparse(lookup) => {
+                    for &entity in &rows[range] {
+                        write(
+                            lookup
+                                .lookup(entity)
+                                .expect("planned rows hold the component"),
+                        )?;
+                    }
+                }
+                ColumnAccess::Absent => unreachable!("planned rows hold the component"),
+            }
+        }
+        Ok(())
+    })
 }
 
 /// The `components` field.
@@ -254,8 +326,7 @@ impl<O: SerializeStruct, S: Storage> TypedVisitor for TypedValuesField<'_, '_, O
             "values",
             &TypedValues::<T, S> {
                 world: self.world,
-                id: self.column.id,
-                count: self.column.count,
+                column: self.column,
                 _type: std::marker::PhantomData,
             },
         )
@@ -269,37 +340,47 @@ impl<O: SerializeStruct, S: Storage> TypedVisitor for TypedValuesField<'_, '_, O
 }
 
 /// A typed column's values, read in place.
-struct TypedValues<'w, T, S: Storage> {
+struct TypedValues<'a, 'w, T, S: Storage> {
     world: &'w World<S>,
-    id: ComponentId,
-    count: usize,
+    column: &'a Planned<'w>,
     _type: std::marker::PhantomData<fn() -> T>,
 }
 
-impl<T: Component + Serialize, S: Storage> Serialize for TypedValues<'_, T, S> {
+impl<T: Component + Serialize, S: Storage> Serialize for TypedValues<'_, '_, T, S> {
     fn serialize<Ser: Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
-        let mut seq = serializer.serialize_seq(Some(self.count))?;
-        for_each_chunk(self.world, self.id, |rows, access| match access {
-            ColumnAccess::Dense(base) => {
-                // SAFETY: a dense chunk column holds one initialised value of component `id`
-                // (a `T`: the registry's type for it) per row, contiguously from `base`,
-                // valid while `&World` is borrowed (the `Storage` contract).
-                let values =
-                    unsafe { std::slice::from_raw_parts(base.cast::<T>().as_ptr(), rows.len()) };
-                values
-                    .iter()
-                    .try_for_each(|value| seq.serialize_element(value))
+        let column = self.column;
+        let mut seq = serializer.serialize_seq(Some(column.count))?;
+        with_chunks(self.world, column.id, |chunks| {
+            for piece in &column.pieces {
+                let (rows, access) = chunks[piece.chunk as usize];
+                let range = piece.row as usize..(piece.row + piece.len) as usize;
+                match access {
+                    ColumnAccess::Dense(base) => {
+                        // SAFETY: a dense chunk column holds one initialised value of
+                        // component `id` (a `T`: the registry's type for it) per row,
+                        // contiguously from `base`, valid while `&World` is borrowed (the
+                        // `Storage` contract); the piece's rows are rows of the chunk.
+                        let values = unsafe {
+                            std::slice::from_raw_parts(base.cast::<T>().as_ptr(), rows.len())
+                        };
+                        values[range]
+                            .iter()
+                            .try_for_each(|value| seq.serialize_element(value))?;
+                    }
+                    ColumnAccess::Sparse(lookup) => {
+                        for &entity in &rows[range] {
+                            let ptr = lookup
+                                .lookup(entity)
+                                .expect("planned rows hold the component");
+                            // SAFETY: the look-up points to the entity's initialised `T`,
+                            // valid while `&World` is borrowed.
+                            seq.serialize_element(unsafe { ptr.cast::<T>().as_ref() })?;
+                        }
+                    }
+                    ColumnAccess::Absent => unreachable!("planned rows hold the component"),
+                }
             }
-            ColumnAccess::Sparse(lookup) => {
-                rows.iter()
-                    .try_for_each(|&entity| match lookup.lookup(entity) {
-                        // SAFETY: the look-up points to the entity's initialised `T`, valid while
-                        // `&World` is borrowed.
-                        Some(ptr) => seq.serialize_element(unsafe { ptr.cast::<T>().as_ref() }),
-                        None => Ok(()),
-                    })
-            }
-            ColumnAccess::Absent => Ok(()),
+            Ok(())
         })?;
         seq.end()
     }
@@ -334,17 +415,7 @@ impl<S: Storage> Serialize for DynamicValues<'_, '_, S> {
             };
             seq.serialize_element(&Bytes(bytes))
         };
-        for_each_chunk(self.world, self.column.id, |rows, access| match access {
-            ColumnAccess::Dense(base) => (0..rows.len()).try_for_each(|row| {
-                // SAFETY: row `row` of a dense column is at `base + row * size`.
-                write(unsafe { base.add(row * size) })
-            }),
-            ColumnAccess::Sparse(lookup) => rows
-                .iter()
-                .filter_map(|&entity| lookup.lookup(entity))
-                .try_for_each(&mut write),
-            ColumnAccess::Absent => Ok(()),
-        })?;
+        for_each_value(self.world, self.column, size, &mut write)?;
         seq.end()
     }
 }
@@ -358,7 +429,8 @@ impl Serialize for Bytes<'_> {
     }
 }
 
-/// The `hierarchy` field: `(child row, parent row)` pairs, each parent's children in order.
+/// The `hierarchy` field: `(child row, parent row)` pairs, parents in row order, each
+/// parent's children in order.
 struct Links<'w, S: Storage>(&'w World<S>);
 
 impl<S: Storage> Serialize for Links<'_, S> {
@@ -367,42 +439,36 @@ impl<S: Storage> Serialize for Links<'_, S> {
         let Some(ids) = world.hierarchy else {
             return serializer.serialize_seq(Some(0))?.end();
         };
-        let mut children = 0usize;
-        let _: Result<(), std::convert::Infallible> =
-            for_each_chunk(world, ids.child_of, |rows, access| {
-                children += match access {
-                    ColumnAccess::Dense(_) => rows.len(),
-                    ColumnAccess::Sparse(lookup) => {
-                        rows.iter().filter(|&&e| lookup.contains(e)).count()
-                    }
-                    ColumnAccess::Absent => 0,
-                };
-                Ok(())
-            });
         let position = |e: Entity| {
             world
                 .entities()
                 .position(e)
                 .expect("linked entities are live") as u32
         };
-        let mut seq = serializer.serialize_seq(Some(children))?;
-        for_each_chunk(world, ids.children, |rows, access| {
-            for &parent in rows {
-                if let ColumnAccess::Sparse(lookup) = access {
-                    if !lookup.contains(parent) {
-                        continue;
+        // Parents in row order, so the bytes do not depend on the storage's order.
+        let mut parents: Vec<(u32, Entity)> = with_chunks(world, ids.children, |chunks| {
+            let mut parents = Vec::new();
+            for &(rows, access) in chunks {
+                for &parent in rows {
+                    if let ColumnAccess::Sparse(lookup) = access {
+                        if !lookup.contains(parent) {
+                            continue;
+                        }
                     }
-                }
-                let Ok(kids) = world.children(parent) else {
-                    continue;
-                };
-                for child in kids {
-                    seq.serialize_element(&(position(child), position(parent)))?;
+                    parents.push((position(parent), parent));
                 }
             }
-            Ok(())
-        })?;
-        seq.end()
+            parents
+        });
+        parents.sort_unstable_by_key(|&(row, _)| row);
+        let links: Vec<(u32, u32)> = parents
+            .iter()
+            .flat_map(|&(row, parent)| {
+                let children = world.children(parent).expect("a parent is live");
+                children.map(move |child| (position(child), row))
+            })
+            .collect();
+        links.serialize(serializer)
     }
 }
 
