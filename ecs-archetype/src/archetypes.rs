@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use ecs_core::blob::BlobVec;
 use ecs_core::component::{ComponentId, Components};
 use ecs_core::entity::Entity;
-use ecs_core::storage::EntityPlace;
+use ecs_core::storage::{ColumnValues, EntityPlace};
 use ecs_core::unwind::for_each_completing;
 
 use crate::component_index::ComponentIndex;
@@ -312,21 +312,22 @@ impl Archetypes {
     }
 
     /// Appends one row per entity of `entities` (new, not yet here) to the table of
-    /// `columns`' component set, each column's values copied in one block, and records
-    /// them. Nothing for the empty set (such entities get no row).
+    /// `columns`' component set, each column's values copied in one block (or its buffer
+    /// taken whole by an empty table), and records them. Nothing for the empty set (such
+    /// entities get no row).
     ///
     /// # Safety
-    /// The entities are distinct and have no row; the components of `columns` are distinct
-    /// and registered in `components`, the registry; each pointer holds `entities.len()`
-    /// owned, initialised values of its component, outside the tables, usable on any
-    /// thread, which the caller will not use or drop again.
+    /// The entities are distinct and have no row; the columns as
+    /// [`Storage::spawn_columns`](ecs_core::Storage::spawn_columns) requires them (distinct
+    /// components registered in `components`, the registry; `entities.len()` owned values
+    /// each; a buffer only when it holds exactly those values).
     pub(crate) unsafe fn push_columns(
         &mut self,
         entities: &[Entity],
-        columns: &[(ComponentId, NonNull<u8>)],
+        columns: &mut [ColumnValues<'_>],
         components: &Components,
     ) {
-        let set: Vec<ComponentId> = columns.iter().map(|&(c, _)| c).collect();
+        let set: Vec<ComponentId> = columns.iter().map(|c| c.component).collect();
         let table = self.table_for(&set, components);
         if table == TableId::EMPTY || entities.is_empty() {
             return;
@@ -334,16 +335,9 @@ impl Archetypes {
         self.records.reserve(entities.len());
         let t = &mut self.tables[table.index()];
         let start = t.len();
-        let source = |component| {
-            columns
-                .iter()
-                .find(|&&(c, _)| c == component)
-                .map(|&(_, ptr)| ptr)
-                .expect("the table's set is the columns' set")
-        };
-        // SAFETY: the table's set is exactly the columns' components (distinct), so `source`
-        // answers every column with the caller's owned values of its component.
-        unsafe { t.extend_rows(entities, source) };
+        // SAFETY: the table's set is exactly the columns' components (distinct), so every
+        // column of it gets the caller's owned values of its component.
+        unsafe { t.extend_rows(entities, columns) };
         for (row, &entity) in (start..).zip(entities) {
             debug_assert!(self.records.get(entity.index() as usize).is_none());
             self.records.set(entity, table, row);

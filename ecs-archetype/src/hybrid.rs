@@ -34,7 +34,7 @@ use ecs_core::bundle::{Bundle, BundleInfo, BundleVisitor};
 use ecs_core::component::{Component, ComponentId, Components, StorageKind};
 use ecs_core::entity::Entity;
 use ecs_core::storage::{
-    ColumnAccess, EntityPlace, QueryChunk, QueryDescriptor, SlotRole, Storage,
+    ColumnAccess, ColumnValues, EntityPlace, QueryChunk, QueryDescriptor, SlotRole, Storage,
 };
 use ecs_core::unwind::for_each_completing;
 use ecs_core::EcsError;
@@ -418,28 +418,34 @@ unsafe impl Storage for HybridStorage {
     unsafe fn spawn_columns(
         &mut self,
         entities: &[Entity],
-        columns: &[(ComponentId, NonNull<u8>)],
+        columns: &mut [ColumnValues<'_>],
         empty: &BundleInfo,
         components: &Components,
     ) {
         let mut table = Vec::with_capacity(columns.len());
         let mut sparse = Vec::new();
-        for &(component, values) in columns {
-            let kind = match self.kind(component) {
+        for column in columns {
+            let kind = match self.kind(column.component) {
                 Some(kind) => kind,
-                None => self.learn(component, components),
+                None => self.learn(column.component, components),
+            };
+            let column = ColumnValues {
+                component: column.component,
+                values: column.values,
+                buffer: column.buffer.as_deref_mut(),
             };
             match kind {
-                StorageKind::Table => table.push((component, values)),
-                StorageKind::Sparse => sparse.push((component, values)),
+                StorageKind::Table => table.push(column),
+                StorageKind::Sparse => sparse.push(column),
             }
         }
         // SAFETY: forwarded contract, each half given its own columns (the entities are not
         // held, so have no row and are in no set).
         unsafe {
-            self.archetypes.push_columns(entities, &table, components);
+            self.archetypes
+                .push_columns(entities, &mut table, components);
             self.sparse
-                .spawn_columns(entities, &sparse, empty, components);
+                .spawn_columns(entities, &mut sparse, empty, components);
         }
     }
 

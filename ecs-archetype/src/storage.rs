@@ -17,7 +17,7 @@ use ecs_core::blob::BlobVec;
 use ecs_core::bundle::{Bundle, BundleInfo, BundleVisitor};
 use ecs_core::component::{Component, ComponentId, Components};
 use ecs_core::entity::Entity;
-use ecs_core::storage::{NoLookup, QueryDescriptor, Storage};
+use ecs_core::storage::{ColumnValues, NoLookup, QueryDescriptor, Storage};
 
 use crate::archetypes::Archetypes;
 use crate::bundle_cache::BundleCache;
@@ -164,11 +164,12 @@ unsafe impl Storage for ArchetypeStorage {
         }
     }
 
-    /// The segment's table, each column copied into it in one block.
+    /// The segment's table, each column copied into it in one block (or its buffer taken
+    /// whole, when the table is empty).
     unsafe fn spawn_columns(
         &mut self,
         entities: &[Entity],
-        columns: &[(ComponentId, NonNull<u8>)],
+        columns: &mut [ColumnValues<'_>],
         _: &BundleInfo,
         components: &Components,
     ) {

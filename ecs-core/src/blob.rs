@@ -255,6 +255,23 @@ impl BlobVec {
         Ok(())
     }
 
+    /// Exchanges the two arrays' buffers (items, length and capacity); each array keeps its
+    /// item layout and drop function. A loader hands a whole buffer of values to an empty
+    /// column this way instead of copying them.
+    ///
+    /// # Panics
+    /// If the item layouts differ.
+    ///
+    /// # Safety
+    /// Both arrays hold values of the same component, so each one's drop function drops the
+    /// other's values.
+    pub unsafe fn swap_buffers(&mut self, other: &mut BlobVec) {
+        assert_eq!(self.item, other.item, "buffers of different item layouts");
+        std::mem::swap(&mut self.ptr, &mut other.ptr);
+        std::mem::swap(&mut self.cap, &mut other.cap);
+        std::mem::swap(&mut self.len, &mut other.len);
+    }
+
     /// Forgets every item without dropping it: for a caller that has moved the values out
     /// (bytewise, e.g. with [`BlobVec::append_raw`] into another array). Leaks values that
     /// were not moved out, which is safe but wasteful.

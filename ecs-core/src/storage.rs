@@ -24,6 +24,7 @@
 
 use std::ptr::NonNull;
 
+use crate::blob::BlobVec;
 use crate::bundle::{Bundle, BundleInfo};
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::Entity;
@@ -74,6 +75,18 @@ impl SparseLookup for NoLookup {
     fn lookup(&self, _: Entity) -> Option<NonNull<u8>> {
         match *self {}
     }
+}
+
+/// One component's values for [`Storage::spawn_columns`]: contiguous values of the
+/// component, one per entity being stored, handed over to the storage.
+pub struct ColumnValues<'a> {
+    /// The component.
+    pub component: ComponentId,
+    /// The first value; the others follow at the component's size apart.
+    pub values: NonNull<u8>,
+    /// The caller's buffer holding exactly these values, when it can give it up: a storage
+    /// adding them to an empty column may swap buffers with it instead of copying.
+    pub buffer: Option<&'a mut BlobVec>,
 }
 
 /// One run of rows yielded by [`Storage::query_chunks`].
@@ -314,26 +327,30 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
     }
 
     /// Stores new entities whose components come as columns of values (what loading a
-    /// snapshot does): `entities[i]` gets, for each `(component, base)` of `columns`, the
-    /// value at `base + i * size` (`size` the component's registered, padded size), moved
-    /// in. Every entity gets exactly the components of `columns` (none when it is empty).
+    /// snapshot does): `entities[i]` gets, for each column, the value at
+    /// `values + i * size` (`size` the component's registered, padded size), moved in.
+    /// Every entity gets exactly the components of `columns` (none when it is empty).
     ///
     /// The default spawns each entity with no component and inserts its values one by one;
     /// backends override it to place a whole column at once (one copy per column into a
-    /// table, one append per sparse set).
+    /// table, one append per sparse set), or to take a column's [`buffer`](ColumnValues)
+    /// itself where their own is empty.
     ///
     /// # Safety
     /// * The entities are live in the world, pairwise distinct, and not held by the storage.
     /// * `empty` is the [`BundleInfo`] the world resolved for `()` against `components`, the
     ///   registry.
     /// * The components of `columns` are pairwise distinct and registered in `components`;
-    ///   each `base` points to `entities.len()` initialised values of its component, outside
-    ///   this storage, which may be used and dropped on any thread (as a `Send + Sync`
-    ///   type's) and which the caller will not use or drop again.
+    ///   each column's `values` points to `entities.len()` initialised values of its
+    ///   component, outside this storage, which may be used and dropped on any thread (as a
+    ///   `Send + Sync` type's) and which the caller will not use or drop again; a `buffer`,
+    ///   when given, holds exactly those values and nothing else, and may be swapped with a
+    ///   buffer of the storage's (the caller then forgets whatever it holds without
+    ///   dropping it).
     unsafe fn spawn_columns(
         &mut self,
         entities: &[Entity],
-        columns: &[(ComponentId, NonNull<u8>)],
+        columns: &mut [ColumnValues<'_>],
         empty: &BundleInfo,
         components: &Components,
     ) {
@@ -495,14 +512,15 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
 pub unsafe fn spawn_columns_by_entity<S: Storage>(
     storage: &mut S,
     entities: &[Entity],
-    columns: &[(ComponentId, NonNull<u8>)],
+    columns: &[ColumnValues<'_>],
     empty: &BundleInfo,
     components: &Components,
 ) {
     for (row, &entity) in entities.iter().enumerate() {
         // SAFETY: the entity is live and not held (caller); `empty` is `()`'s info.
         unsafe { storage.spawn(entity, (), empty, components) };
-        for &(component, base) in columns {
+        for column in columns {
+            let (component, base) = (column.component, column.values);
             let size = components.info(component).layout().size();
             // SAFETY: the entity is now held and lacks `component` (it was spawned with
             // none, and the column ids are distinct); row `row` of the column is an owned,

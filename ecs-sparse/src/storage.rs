@@ -18,7 +18,9 @@ use std::ptr::NonNull;
 
 use ecs_core::bundle::{Bundle, BundleInfo, BundleVisitor};
 use ecs_core::component::{Component, ComponentId, Components};
-use ecs_core::storage::{spawn_columns_by_entity, ByEntity, QueryDescriptor, Storage};
+use ecs_core::storage::{
+    spawn_columns_by_entity, ByEntity, ColumnValues, QueryDescriptor, Storage,
+};
 use ecs_core::unwind::for_each_completing;
 use ecs_core::{EcsError, Entity};
 
@@ -304,7 +306,7 @@ unsafe impl Storage for SparseStorage {
     unsafe fn spawn_columns(
         &mut self,
         entities: &[Entity],
-        columns: &[(ComponentId, NonNull<u8>)],
+        columns: &mut [ColumnValues<'_>],
         empty: &BundleInfo,
         components: &Components,
     ) {
@@ -312,14 +314,12 @@ unsafe impl Storage for SparseStorage {
             // SAFETY: forwarded contract.
             return unsafe { spawn_columns_by_entity(self, entities, columns, empty, components) };
         }
-        for &(component, values) in columns {
-            // SAFETY: the set was made from the registry's info for `component`; the values
-            // are `entities.len()` owned values of it (caller); the entities are not held,
-            // so not in the set.
-            unsafe {
-                self.set_mut(component, components)
-                    .extend_from(entities, values)
-            };
+        for column in columns {
+            let set = self.set_mut(column.component, components);
+            // SAFETY: the set was made from the registry's info for the component; the
+            // values are `entities.len()` owned values of it, the buffer (if any) exactly
+            // those (caller); the entities are not held, so not in the set.
+            unsafe { set.extend_from(entities, column.values, column.buffer.as_deref_mut()) };
         }
     }
 

@@ -21,6 +21,8 @@ mod hecs;
 #[cfg(feature = "peers")]
 mod hecs_seeds;
 #[cfg(feature = "peers")]
+mod hecs_serialize;
+#[cfg(feature = "peers")]
 mod shipyard;
 #[cfg(feature = "peers")]
 mod shipyard_seeds;
@@ -56,6 +58,9 @@ pub const WORKLOADS: [&str; 10] = [
     "random_access",
 ];
 
+/// Workloads only hecs runs among the peers: world snapshots, against its column serializer.
+pub const HECS_SNAPSHOT: [&str; 3] = ["serialize", "snapshot_save", "snapshot_load"];
+
 /// Workloads only bevy_ecs runs among the peers: the hierarchy workloads, against its
 /// `ChildOf` / `Children` (hecs and shipyard have no hierarchy of their own).
 pub const BEVY_ONLY: [&str; 2] = ["relationship", "relationship_traversal"];
@@ -86,7 +91,20 @@ impl Peer {
     /// Whether this peer runs `workload` (a name from [`WORKLOADS`], or from [`BEVY_ONLY`] for
     /// bevy_ecs).
     pub fn runs(self, workload: &str) -> bool {
-        WORKLOADS.contains(&workload) || (self.has_hierarchy() && BEVY_ONLY.contains(&workload))
+        WORKLOADS.contains(&workload)
+            || (self.has_hierarchy() && BEVY_ONLY.contains(&workload))
+            || (self.has_column_serializer() && HECS_SNAPSHOT.contains(&workload))
+    }
+
+    /// Whether the peer saves and loads whole worlds column by column (hecs's
+    /// `serialize::column`, the reference of the snapshot workloads).
+    fn has_column_serializer(self) -> bool {
+        match self {
+            #[cfg(feature = "peers")]
+            Peer::Hecs => true,
+            #[cfg(feature = "peers")]
+            _ => false,
+        }
     }
 
     /// Whether the peer has a parent/child hierarchy of its own (bevy_ecs).
@@ -107,9 +125,9 @@ impl Peer {
         let _ = size;
         match self {
             #[cfg(feature = "peers")]
-            Peer::Hecs => {
-                hecs::prepare(workload, size).or_else(|| hecs_seeds::prepare(workload, size))
-            }
+            Peer::Hecs => hecs::prepare(workload, size)
+                .or_else(|| hecs_seeds::prepare(workload, size))
+                .or_else(|| hecs_serialize::prepare(workload, size)),
             #[cfg(feature = "peers")]
             Peer::Bevy => bevy::prepare(workload, size)
                 .or_else(|| bevy_seeds::prepare(workload, size))

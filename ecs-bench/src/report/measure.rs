@@ -93,6 +93,8 @@ pub struct Measured {
     pub checksum: u64,
     /// Whether every later run repeated it.
     pub checksum_stable: bool,
+    /// Bytes the calibration run processed, for throughput workloads.
+    pub bytes: Option<u64>,
 }
 
 impl Measured {
@@ -124,6 +126,7 @@ struct Calibration {
     heap: HeapUsage,
     checksum: u64,
     batch: usize,
+    bytes: Option<u64>,
 }
 
 fn calibrate(
@@ -140,6 +143,7 @@ fn calibrate(
     let first = start.elapsed();
     let heap = region.finish();
     let checksum = prepared.checksum();
+    let bytes = prepared.bytes();
     drop(prepared);
     let limit = if workload.info().repeatable {
         settings.max_batch
@@ -154,6 +158,7 @@ fn calibrate(
         heap,
         checksum,
         batch,
+        bytes,
     })
 }
 
@@ -262,6 +267,7 @@ pub fn measure_workload(
             heap: c.heap,
             checksum: c.checksum,
             checksum_stable,
+            bytes: c.bytes,
         })
         .collect()
 }

@@ -94,14 +94,123 @@ impl<T: MapEntities> MapEntities for [T] {
     }
 }
 
+/// A list of handles, kept as a run when it is one: consecutive indices of one generation
+/// (a world filled without despawns lists its entities so, and a load into a fresh world
+/// gives its entities so), which costs nothing however long it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Handles {
+    /// `len` handles from `first`, each index one more than the last, one generation.
+    Run { first: Entity, len: usize },
+    /// Any handles.
+    List(Vec<Entity>),
+}
+
+impl Handles {
+    /// The handles of `slice`.
+    pub(crate) fn of(slice: &[Entity]) -> Handles {
+        let mut builder = HandlesBuilder::new(slice.len());
+        slice.iter().for_each(|&e| builder.push(e));
+        builder.finish()
+    }
+
+    /// How many handles.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Handles::Run { len, .. } => *len,
+            Handles::List(list) => list.len(),
+        }
+    }
+
+    /// Handle number `i` (`i < len`).
+    #[inline]
+    pub(crate) fn get(&self, i: usize) -> Entity {
+        match self {
+            Handles::Run { first, .. } => run_at(*first, i),
+            Handles::List(list) => list[i],
+        }
+    }
+
+    /// Every handle, in order.
+    pub(crate) fn iter(&self) -> impl ExactSizeIterator<Item = Entity> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+}
+
+/// Handle `i` of the run from `first`.
+#[inline]
+fn run_at(first: Entity, i: usize) -> Entity {
+    Entity::new(first.index() + i as u32, first.generation()).expect("a run keeps its generation")
+}
+
+/// Builds [`Handles`] one handle at a time, as a run while the handles allow it.
+pub(crate) struct HandlesBuilder {
+    run: Option<(Entity, usize)>,
+    list: Vec<Entity>,
+    /// Room to make once the handles stop being a run (a bound the input justifies).
+    room: usize,
+}
+
+impl HandlesBuilder {
+    /// A builder expecting about `room` handles (only reserved if they are not a run).
+    pub(crate) fn new(room: usize) -> HandlesBuilder {
+        HandlesBuilder {
+            run: None,
+            list: Vec::new(),
+            room,
+        }
+    }
+
+    /// How many handles so far.
+    pub(crate) fn len(&self) -> usize {
+        self.run.map_or(self.list.len(), |(_, len)| len)
+    }
+
+    /// Appends `entity`.
+    #[inline]
+    pub(crate) fn push(&mut self, entity: Entity) {
+        match &mut self.run {
+            Some((first, len))
+                if entity.generation() == first.generation()
+                    && u32::try_from(*len)
+                        .ok()
+                        .and_then(|n| first.index().checked_add(n))
+                        == Some(entity.index()) =>
+            {
+                *len += 1
+            }
+            Some(_) => self.to_list(entity),
+            None if self.list.is_empty() => self.run = Some((entity, 1)),
+            None => self.list.push(entity),
+        }
+    }
+
+    #[cold]
+    fn to_list(&mut self, next: Entity) {
+        let (first, len) = self.run.take().expect("called on a run");
+        self.list.reserve(self.room.max(len + 1));
+        self.list.extend((0..len).map(|i| run_at(first, i)));
+        self.list.push(next);
+    }
+
+    /// The handles pushed.
+    pub(crate) fn finish(self) -> Handles {
+        match self.run {
+            Some((first, len)) => Handles::Run { first, len },
+            None => Handles::List(self.list),
+        }
+    }
+}
+
 /// Finds a saved handle's position in the snapshot's entity list.
 ///
-/// Saved indices are usually dense (a world's allocator hands out indices from 0), so a
-/// table indexed by entity index answers with one read; it is used only when the largest
-/// index is small next to the number of entities (so its size stays bounded by the
-/// input's), otherwise a hash map.
+/// A run answers by arithmetic. Otherwise saved indices are usually dense (a world's
+/// allocator hands out indices from 0), so a table indexed by entity index answers with one
+/// read; it is used only when the largest index is small next to the number of entities
+/// (so its size stays bounded by the input's), otherwise a hash map.
 #[derive(Debug, Clone)]
 pub(crate) enum OldIndex {
+    /// The list is a run: no table.
+    Run,
     /// `table[index]` is the position of the handle with that index, `u32::MAX` for none.
     Direct(Vec<u32>),
     /// Packed handle bits to position.
@@ -112,9 +221,13 @@ pub(crate) enum OldIndex {
 const NONE: u32 = u32::MAX;
 
 impl OldIndex {
-    /// Indexes `entities`; on a repeated handle, the positions of its first and second
+    /// Indexes `handles`; on a repeated handle, the positions of its first and second
     /// occurrence.
-    pub(crate) fn build(entities: &[Entity]) -> Result<OldIndex, (usize, usize)> {
+    pub(crate) fn build(handles: &Handles) -> Result<OldIndex, (usize, usize)> {
+        let entities = match handles {
+            Handles::Run { .. } => return Ok(OldIndex::Run),
+            Handles::List(list) => list,
+        };
         let max = entities.iter().map(|e| e.index()).max().unwrap_or(0) as usize;
         if max <= entities.len().saturating_mul(2).saturating_add(1024) {
             let mut table = vec![NONE; max + 1];
@@ -145,15 +258,22 @@ impl OldIndex {
         Ok(OldIndex::Hashed(map))
     }
 
-    /// The position of `entity` in `entities` (the list this index was built from).
+    /// The position of `entity` in `handles` (the list this index was built from).
     #[inline]
-    pub(crate) fn position(&self, entities: &[Entity], entity: Entity) -> Option<usize> {
-        match self {
-            OldIndex::Direct(table) => {
+    pub(crate) fn position(&self, handles: &Handles, entity: Entity) -> Option<usize> {
+        match (self, handles) {
+            (_, Handles::Run { first, len }) => {
+                let offset = entity.index().checked_sub(first.index())? as usize;
+                (offset < *len && entity.generation() == first.generation()).then_some(offset)
+            }
+            (OldIndex::Direct(table), Handles::List(entities)) => {
                 let pos = *table.get(entity.index() as usize)?;
                 (pos != NONE && entities[pos as usize] == entity).then_some(pos as usize)
             }
-            OldIndex::Hashed(map) => map.get(&entity.to_bits()).map(|&p| p as usize),
+            (OldIndex::Hashed(map), Handles::List(_)) => {
+                map.get(&entity.to_bits()).map(|&p| p as usize)
+            }
+            (OldIndex::Run, Handles::List(_)) => unreachable!("a run's index is for a run"),
         }
     }
 }
@@ -182,13 +302,13 @@ impl OldIndex {
 /// ```
 #[derive(Debug, Clone)]
 pub struct EntityMap {
-    old: Vec<Entity>,
-    new: Vec<Entity>,
+    old: Handles,
+    new: Handles,
     index: OldIndex,
 }
 
 impl EntityMap {
-    pub(crate) fn new(old: Vec<Entity>, new: Vec<Entity>, index: OldIndex) -> EntityMap {
+    pub(crate) fn new(old: Handles, new: Handles, index: OldIndex) -> EntityMap {
         debug_assert_eq!(old.len(), new.len());
         EntityMap { old, new, index }
     }
@@ -198,7 +318,7 @@ impl EntityMap {
     pub fn get(&self, old: Entity) -> Option<Entity> {
         self.index
             .position(&self.old, old)
-            .map(|position| self.new[position])
+            .map(|position| self.new.get(position))
     }
 
     /// How many entities were loaded.
@@ -208,17 +328,17 @@ impl EntityMap {
 
     /// True when the snapshot listed no entity.
     pub fn is_empty(&self) -> bool {
-        self.old.is_empty()
+        self.old.len() == 0
     }
 
     /// Every (saved handle, loaded handle) pair, in the snapshot's order.
-    pub fn iter(&self) -> impl Iterator<Item = (Entity, Entity)> + '_ {
-        self.old.iter().copied().zip(self.new.iter().copied())
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (Entity, Entity)> + '_ {
+        self.old.iter().zip(self.new.iter())
     }
 
     /// The loaded entities, in the snapshot's order.
-    pub fn loaded(&self) -> &[Entity] {
-        &self.new
+    pub fn loaded(&self) -> impl ExactSizeIterator<Item = Entity> + '_ {
+        self.new.iter()
     }
 }
 
@@ -230,15 +350,19 @@ mod tests {
         Entity::new(index, generation).unwrap()
     }
 
+    fn list(handles: &[Entity]) -> Handles {
+        Handles::List(handles.to_vec())
+    }
+
     #[test]
     fn dense_indices_use_a_table_and_sparse_ones_a_map() {
-        let dense = [e(2, 1), e(0, 3), e(1, 1)];
+        let dense = list(&[e(2, 1), e(0, 3), e(1, 1)]);
         let index = OldIndex::build(&dense).unwrap();
         assert!(matches!(index, OldIndex::Direct(_)));
         assert_eq!(index.position(&dense, e(0, 3)), Some(1));
         assert_eq!(index.position(&dense, e(0, 2)), None, "another generation");
         assert_eq!(index.position(&dense, e(9, 1)), None, "beyond the table");
-        let sparse = [e(4_000_000_000, 1), e(7, 1)];
+        let sparse = list(&[e(4_000_000_000, 1), e(7, 1)]);
         let index = OldIndex::build(&sparse).unwrap();
         assert!(matches!(index, OldIndex::Hashed(_)), "no 16 GB table");
         assert_eq!(index.position(&sparse, e(7, 1)), Some(1));
@@ -246,17 +370,37 @@ mod tests {
 
     #[test]
     fn repeated_handles_are_found_and_generations_kept_apart() {
-        assert_eq!(
-            OldIndex::build(&[e(1, 1), e(2, 1), e(1, 1)]).unwrap_err(),
-            (0, 2)
-        );
-        let two_generations = [e(1, 1), e(1, 2)];
+        let repeated = list(&[e(1, 1), e(2, 1), e(1, 1)]);
+        assert_eq!(OldIndex::build(&repeated).unwrap_err(), (0, 2));
+        let two_generations = list(&[e(1, 1), e(1, 2)]);
         let index = OldIndex::build(&two_generations).unwrap();
         assert_eq!(index.position(&two_generations, e(1, 2)), Some(1));
+        let again = list(&[e(1, 1), e(1, 2), e(1, 1)]);
+        assert_eq!(OldIndex::build(&again).unwrap_err(), (0, 2));
+    }
+
+    #[test]
+    fn runs_cost_nothing_and_answer_by_arithmetic() {
+        let run = Handles::of(&[e(5, 2), e(6, 2), e(7, 2)]);
         assert_eq!(
-            OldIndex::build(&[e(1, 1), e(1, 2), e(1, 1)]).unwrap_err(),
-            (0, 2)
+            run,
+            Handles::Run {
+                first: e(5, 2),
+                len: 3
+            }
         );
+        let index = OldIndex::build(&run).unwrap();
+        assert_eq!(index.position(&run, e(6, 2)), Some(1));
+        assert_eq!(index.position(&run, e(6, 1)), None);
+        assert_eq!(index.position(&run, e(8, 2)), None);
+        assert_eq!(index.position(&run, e(4, 2)), None);
+        let broken = Handles::of(&[e(5, 2), e(6, 2), e(9, 2), e(10, 2)]);
+        assert_eq!(broken, list(&[e(5, 2), e(6, 2), e(9, 2), e(10, 2)]));
+        assert_eq!(Handles::of(&[e(1, 1), e(2, 2)]), list(&[e(1, 1), e(2, 2)]));
+        assert_eq!(Handles::of(&[]).len(), 0);
+        let wrap = Handles::of(&[e(u32::MAX - 1, 1), e(0, 1)]);
+        assert_eq!(wrap.len(), 2, "no index overflow in a run");
+        assert_eq!(wrap.get(1), e(0, 1));
     }
 
     #[test]

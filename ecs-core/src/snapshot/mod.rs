@@ -65,6 +65,7 @@ mod entity_serde;
 mod error;
 mod load;
 mod map;
+mod packed;
 mod registry;
 mod save;
 

@@ -36,12 +36,15 @@ impl<L: Entries> SnapshotRegistry<L> {
     /// The layout, in serde's data model (JSON field names shown):
     /// ```text
     /// { format: 1,
-    ///   entities: [handle, ...],                         // every live entity
+    ///   entities: [handle, ...],                         // every live entity (*)
     ///   components: [ { name, instance, rows: [[first, count], ...], values: [...] }, ... ],
     ///   hierarchy: [[child, parent], ...],               // rows; each parent's children in order
     ///   resources: [ { name, value }, ... ] }
     /// ```
     /// A column's rows are runs of positions in `entities`; its values follow them in order.
+    /// (*) In binary formats (`Serializer::is_human_readable` false) the entity list is one
+    /// byte string packing each handle as two LEB128 varints: its index minus the previous
+    /// handle's (wrapping modulo 2^32), then its generation (2 bytes for most handles).
     /// Entities are written in the order [`Entities::alive`](crate::entities::Entities::alive)
     /// lists them, columns in registration order (a component's named instances after it,
     /// by instance name), so saving the same world twice writes the same bytes.
@@ -58,7 +61,7 @@ impl<L: Entries, S: Storage> Serialize for SaveWorld<'_, L, S> {
         let plan = plan(self.registry, self.world);
         let mut out = serializer.serialize_struct("Snapshot", 5)?;
         out.serialize_field("format", &FORMAT)?;
-        out.serialize_field("entities", self.world.entities().alive())?;
+        out.serialize_field("entities", &EntityList(self.world.entities().alive()))?;
         out.serialize_field(
             "components",
             &Columns {
@@ -76,6 +79,22 @@ impl<L: Entries, S: Storage> Serialize for SaveWorld<'_, L, S> {
             },
         )?;
         out.end()
+    }
+}
+
+/// The `entities` field: the handles as a list (`"3v1"` each) in human-readable formats;
+/// in binary ones one byte string of the packed handles (see `packed`: usually 2 bytes a
+/// handle, one copy into the output where a list would take one format call per handle).
+struct EntityList<'w>(&'w [Entity]);
+
+impl Serialize for EntityList<'_> {
+    fn serialize<Ser: Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
+        if serializer.is_human_readable() {
+            return self.0.serialize(serializer);
+        }
+        let mut bytes = Vec::new();
+        super::packed::pack(self.0, &mut bytes);
+        serializer.serialize_bytes(&bytes)
     }
 }
 
@@ -119,15 +138,16 @@ fn plan<'w, L, S: Storage>(
         })
         .collect();
     let mut columns: Vec<Planned<'w>> = Vec::new();
+    let mut runs = RunCache::default();
     for (entry, base) in bases.iter().enumerate() {
         let Some(base) = *base else { continue };
-        columns.push(planned(world, entry, base, None));
+        columns.push(planned(world, &mut runs, entry, base, None));
         let mut instances: Vec<Planned<'w>> = components
             .iter()
             .filter_map(|info| {
                 let instance = info.instance().filter(|i| i.of() == base)?;
                 let name = components.names().text(instance.name());
-                Some(planned(world, entry, info.id(), Some(name)))
+                Some(planned(world, &mut runs, entry, info.id(), Some(name)))
             })
             .collect();
         instances.sort_by(|a, b| a.instance.cmp(&b.instance));
@@ -142,6 +162,7 @@ fn plan<'w, L, S: Storage>(
 /// two saves shows changed values, not moved rows.
 fn planned<'w, S: Storage>(
     world: &World<S>,
+    runs_seen: &mut RunCache,
     entry: usize,
     id: ComponentId,
     instance: Option<&'w str>,
@@ -151,6 +172,19 @@ fn planned<'w, S: Storage>(
     let mut count = 0usize;
     with_chunks(world, id, |chunks| {
         for (chunk, &(rows, access)) in chunks.iter().enumerate() {
+            if let (ColumnAccess::Dense(_), Some(start)) = (access, runs_seen.start(entities, rows))
+            {
+                // The chunk's entities are a run of the entity list: one piece, no look-ups
+                // (a table or set filled by one batch spawn, or by a load).
+                pieces.push(Piece {
+                    start: start as u32,
+                    len: rows.len() as u32,
+                    chunk: chunk as u32,
+                    row: 0,
+                });
+                count += rows.len();
+                continue;
+            }
             for (row, &entity) in rows.iter().enumerate() {
                 if let ColumnAccess::Sparse(lookup) = access {
                     if !lookup.contains(entity) {
@@ -193,6 +227,33 @@ fn planned<'w, S: Storage>(
         pieces,
         runs,
         count,
+    }
+}
+
+/// Which chunk entity slices of one save are runs of the entity list: a table's entities
+/// are one slice for all its columns, compared with the list once, not once per column.
+#[derive(Default)]
+struct RunCache {
+    /// `(slice address, length, start in the list or None)` of slices compared so far.
+    seen: Vec<(*const Entity, usize, Option<usize>)>,
+}
+
+impl RunCache {
+    /// Where `rows` start in the entity list, if they are a run of it in order (checked
+    /// with one block compare, once per slice).
+    fn start(&mut self, entities: &crate::entities::Entities, rows: &[Entity]) -> Option<usize> {
+        let key = (rows.as_ptr(), rows.len());
+        if let Some(&(_, _, start)) = self.seen.iter().find(|&&(p, n, _)| (p, n) == key) {
+            return start;
+        }
+        let start = entities.position(*rows.first()?).filter(|&start| {
+            let alive = entities.alive().get(start..start + rows.len());
+            alive.is_some_and(|alive| Entity::same_run(alive, rows))
+        });
+        if self.seen.len() < 64 {
+            self.seen.push((key.0, key.1, start));
+        }
+        start
     }
 }
 

@@ -5,49 +5,50 @@
 //! allocated entity, the world's "live exactly when stored" invariant is broken: the loader
 //! runs no user code in between and stores every entity before returning.
 
-use std::ptr::NonNull;
+use std::ops::Range;
 
 use super::World;
 use crate::component::ComponentId;
 use crate::entity::Entity;
-use crate::storage::Storage;
+use crate::storage::{ColumnValues, Storage};
 
 impl<S: Storage> World<S> {
-    /// Flushes reserved entities, then makes room for `n` new ones and returns the handles
-    /// [`World::alloc_loaded`] will give them (nothing is live yet: the world is unchanged
-    /// but for spare capacity).
-    pub(crate) fn prepare_loaded(&mut self, n: usize) -> Vec<Entity> {
+    /// Flushes reserved entities, then makes room for `n` new ones, whose handles
+    /// [`Entities::upcoming`](crate::entities::Entities::upcoming) now tells (nothing is
+    /// live yet: the world is unchanged but for spare capacity). Returns where they will be
+    /// in the live list.
+    pub(crate) fn prepare_loaded(&mut self, n: usize) -> usize {
         self.flush();
         self.entities.reserve(n);
-        self.entities.upcoming(n).to_vec()
+        self.entities.len()
     }
 
-    /// Makes the entities [`World::prepare_loaded`] announced live, in order. The caller
-    /// stores every one of them with [`World::store_loaded`] before anything else touches
-    /// the world.
-    pub(crate) fn alloc_loaded(&mut self, announced: &[Entity]) {
-        for &expected in announced {
-            let entity = self.entities.alloc_reserved();
-            debug_assert_eq!(entity, expected, "alloc hands out the announced handles");
+    /// Makes the `n` entities [`World::prepare_loaded`] announced live, in order (rows
+    /// `base..base + n` of the live list). The caller stores every one of them with
+    /// [`World::store_loaded`] before anything else touches the world.
+    pub(crate) fn alloc_loaded(&mut self, n: usize) {
+        for _ in 0..n {
+            self.entities.alloc_reserved();
         }
     }
 
-    /// Stores `entities` (allocated by [`World::alloc_loaded`], not stored yet) with the
-    /// values of `columns`: row `i` of each column is entity `i`'s.
+    /// Stores the live entities at `rows` of the live list (allocated by
+    /// [`World::alloc_loaded`], not stored yet) with the values of `columns`: row `i` of each
+    /// column is the `i`-th entity's.
     ///
     /// # Safety
-    /// The entities are distinct and not stored yet; the components of `columns` are
-    /// distinct and registered here; each pointer is to `entities.len()` initialised values
-    /// of its component (outside the storage, usable on any thread), handed over: the
-    /// caller never uses or drops them again.
+    /// The entities are not stored yet; the columns as [`Storage::spawn_columns`] requires
+    /// them (distinct components registered here, one owned value per entity each, handed
+    /// over; a buffer only when it holds exactly those values).
     pub(crate) unsafe fn store_loaded(
         &mut self,
-        entities: &[Entity],
-        columns: &[(ComponentId, NonNull<u8>)],
+        rows: Range<usize>,
+        columns: &mut [ColumnValues<'_>],
     ) {
         let empty = self.bundles.info::<()>(&mut self.components);
-        // SAFETY: the entities are live (allocated) and not held; `empty` is `()`'s info
-        // against the registry; the columns as the caller promises.
+        let entities = &self.entities.alive()[rows];
+        // SAFETY: the entities are live (allocated), distinct and not held; `empty` is
+        // `()`'s info against the registry; the columns as the caller promises.
         unsafe {
             self.storage
                 .spawn_columns(entities, columns, empty, &self.components)

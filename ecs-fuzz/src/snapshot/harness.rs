@@ -98,7 +98,7 @@ fn check_on<S: Storage>(json: bool, body: &[u8]) -> Result<bool, String> {
         Ok(map) => map,
     };
     let added = world.len() - before.len();
-    if added != map.len() || map.loaded().iter().any(|&e| !world.contains(e)) {
+    if added != map.len() || map.loaded().any(|e| !world.contains(e)) {
         return Err(format!("{} entities listed, {added} added", map.len()));
     }
     let again = postcard::to_allocvec(&registry.save(&world)).map_err(|e| format!("save: {e}"))?;
@@ -107,7 +107,7 @@ fn check_on<S: Storage>(json: bool, body: &[u8]) -> Result<bool, String> {
         .load(&mut copy, &mut postcard::Deserializer::from_bytes(&again))
         .map_err(|e| format!("reloading a loaded world: {e}"))?;
     let whole = dump(&world, world.entities().alive(), true);
-    if dump(&copy, copy_map.loaded(), true) != whole {
+    if dump(&copy, &copy_map.loaded().collect::<Vec<_>>(), true) != whole {
         return Err("a loaded world did not survive another save and load".into());
     }
     Ok(true)

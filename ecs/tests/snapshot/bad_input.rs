@@ -369,17 +369,13 @@ pub fn absurd_lengths<S: Storage>() {
         err
     };
     let huge = u64::MAX >> 2;
-    // 2^62 entities announced, one given.
+    // An entity list of 2^62 bytes announced, one handle (index 0, generation 1) given.
     let mut bytes = vec![1];
     varint(&mut bytes, huge);
-    varint(&mut bytes, Entity::new(0, 1).unwrap().to_bits());
-    assert_eq!(absurd(bytes).location(), "entities[1]");
-    // One entity, then 2^62 columns announced.
-    let one_entity = || {
-        let mut bytes = vec![1, 1];
-        varint(&mut bytes, Entity::new(0, 1).unwrap().to_bits());
-        bytes
-    };
+    bytes.extend([0, 1]);
+    assert_eq!(absurd(bytes).location(), "entities");
+    // One entity (its packed handle: 2 bytes), then 2^62 columns announced.
+    let one_entity = || vec![1, 2, 0, 1];
     let mut bytes = one_entity();
     varint(&mut bytes, huge);
     absurd(bytes);

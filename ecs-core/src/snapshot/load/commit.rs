@@ -7,16 +7,14 @@
 //! a snapshot of one component set (the common case) is one call moving each column's
 //! values into place in one block.
 
-use std::ptr::NonNull;
-
 use super::de::{render, Part};
 use super::{Staged, StagedColumn};
 use crate::component::ComponentId;
 use crate::entity::Entity;
 use crate::snapshot::error::{SnapshotError, SnapshotErrorKind};
-use crate::snapshot::map::EntityMap;
+use crate::snapshot::map::{EntityMap, Handles};
 use crate::snapshot::registry::{ComponentKind, DynamicCodec, Entries, SnapshotRegistry};
-use crate::storage::Storage;
+use crate::storage::{ColumnValues, Storage};
 use crate::world::World;
 
 /// Commits `staged` (read and checked by `registry`) to `world`.
@@ -29,17 +27,21 @@ pub(super) fn commit<L: Entries, S: Storage>(
     // Nothing below can fail; only user code (`MapEntities`, a replaced resource's `Drop`)
     // can panic, before the entities are allocated or after they are all stored.
     let ids = resolve(registry, world, &staged.columns);
-    let new = world.prepare_loaded(staged.entities.len());
-    remap(registry, &mut staged, &new);
-    world.alloc_loaded(&new);
-    store(world, &staged.columns, &ids, &new);
+    let n = staged.entities.len();
+    let base = world.prepare_loaded(n);
+    remap(registry, &mut staged, world.entities().upcoming(n));
+    world.alloc_loaded(n);
+    // The loaded entities are rows `base..base + n` of the world's live list.
+    store(world, base, &mut staged.columns, &ids);
     for column in &mut staged.columns {
         // Every value was moved into the storage by `store`.
         column.values.forget_all();
     }
-    record(world, &staged.columns, &ids, &new);
+    record(world, base, &staged.columns, &ids);
     for &(child, parent) in &staged.links {
-        world.link_loaded(new[child as usize], new[parent as usize]);
+        let alive = world.entities().alive();
+        let (child, parent) = (alive[base + child as usize], alive[base + parent as usize]);
+        world.link_loaded(child, parent);
     }
     for resource in staged.resources {
         let entry = &registry.resources[resource.entry];
@@ -47,6 +49,7 @@ pub(super) fn commit<L: Entries, S: Storage>(
             .resources
             .insert_boxed(entry.type_id, entry.type_name, resource.value);
     }
+    let new = Handles::of(&world.entities().alive()[base..base + n]);
     Ok(EntityMap::new(staged.entities, new, staged.index))
 }
 
@@ -165,24 +168,24 @@ fn remap<L>(registry: &SnapshotRegistry<L>, staged: &mut Staged, new: &[Entity])
 /// module docs).
 fn store<S: Storage>(
     world: &mut World<S>,
-    columns: &[StagedColumn],
+    base: usize,
+    columns: &mut [StagedColumn],
     ids: &[ComponentId],
-    new: &[Entity],
 ) {
+    let n = world.entities().len() - base;
     let runs: usize = columns.iter().map(|c| c.runs.len()).sum();
     let mut bounds: Vec<u32> = Vec::with_capacity(2 + 2 * runs);
-    bounds.extend([0, new.len() as u32]);
-    for column in columns {
+    bounds.extend([0, n as u32]);
+    for column in columns.iter() {
         bounds.extend(column.runs.iter().flat_map(|r| [r.start, r.end()]));
     }
     bounds.sort_unstable();
     bounds.dedup();
     let mut cursors = vec![0usize; columns.len()];
-    let mut parts: Vec<(ComponentId, NonNull<u8>)> = Vec::with_capacity(columns.len());
     for pair in bounds.windows(2) {
         let (start, end) = (pair[0], pair[1]);
-        parts.clear();
-        for (c, column) in columns.iter().enumerate() {
+        let mut parts: Vec<ColumnValues<'_>> = Vec::with_capacity(columns.len());
+        for (c, column) in columns.iter_mut().enumerate() {
             let cursor = &mut cursors[c];
             while column.runs.get(*cursor).is_some_and(|r| r.end() <= start) {
                 *cursor += 1;
@@ -192,9 +195,14 @@ fn store<S: Storage>(
                 // boundary), so its values for these rows are contiguous from here.
                 let value = run.offset + (start - run.start);
                 // SAFETY: `value + (end - start) <= run.offset + run.len <= len`.
-                parts.push((ids[c], unsafe {
-                    column.values.get_unchecked(value as usize)
-                }));
+                let values = unsafe { column.values.get_unchecked(value as usize) };
+                // The whole buffer is exactly this segment's values: the storage may take it.
+                let whole = value == 0 && (end - start) as usize == column.values.len();
+                parts.push(ColumnValues {
+                    component: ids[c],
+                    values,
+                    buffer: whole.then_some(&mut column.values),
+                });
             }
         }
         // SAFETY: the segment's entities were allocated and not stored (segments are
@@ -202,16 +210,16 @@ fn store<S: Storage>(
         // segment's `end - start` values of its column, initialised (the checks matched
         // values to rows) and handed over here once, since segments do not overlap (the
         // caller forgets them afterwards).
-        unsafe { world.store_loaded(&new[start as usize..end as usize], &parts) };
+        unsafe { world.store_loaded(base + start as usize..base + end as usize, &mut parts) };
     }
 }
 
 /// Change logs (loaded components count as added) and the entity index (named instances).
 fn record<S: Storage>(
     world: &mut World<S>,
+    base: usize,
     columns: &[StagedColumn],
     ids: &[ComponentId],
-    new: &[Entity],
 ) {
     for (column, &id) in columns.iter().zip(ids) {
         let tracked = world.components().info(id).tracks_changes();
@@ -220,7 +228,8 @@ fn record<S: Storage>(
             continue;
         }
         for run in &column.runs {
-            for &entity in &new[run.start as usize..run.end() as usize] {
+            for row in run.start as usize..run.end() as usize {
+                let entity = world.entities().alive()[base + row];
                 if tracked {
                     world.changes_mut().on_added(id, entity);
                 }

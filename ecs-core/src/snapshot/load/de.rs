@@ -3,10 +3,13 @@
 //! the values in type-erased buffers.
 //!
 //! # Untrusted lengths
-//! No buffer is sized from a length the input states beyond [`PREALLOC_BYTES`]; buffers
-//! grow as elements actually arrive. A column's value count is bounded by its rows, whose
-//! total is bounded by the entity list already read, so even zero-sized values (which take
-//! no input) cannot make a loop run longer than the input's entities allow.
+//! No buffer is sized from a length the input states beyond [`PREALLOC_BYTES`]; lists grow
+//! as their elements actually arrive. A column's values are the exception, for speed: its
+//! buffer is made for its rows at once, and the rows are checked first to be distinct
+//! entities of the entity list already read (each of which took input), so that size is
+//! what a snapshot with that many entities holds, never a length the input merely states.
+//! The same bound keeps even zero-sized values (which take no input) from making a loop run
+//! longer than the input's entities allow.
 //!
 //! # Where an error is
 //! Visitors do no bookkeeping on the success path. When an inner read fails, each level it
@@ -31,7 +34,7 @@ use crate::component::Component;
 use crate::entity::Entity;
 use crate::resource::Resource;
 use crate::snapshot::error::{SnapshotError, SnapshotErrorKind};
-use crate::snapshot::map::OldIndex;
+use crate::snapshot::map::{Handles, HandlesBuilder, OldIndex};
 use crate::snapshot::registry::{
     ComponentKind, DynamicCodec, DynamicInfo, Entries, SnapshotRegistry, TypedVisitor,
 };
@@ -277,7 +280,7 @@ impl<L: Entries> SnapshotSeed<'_, '_, L> {
             Err((_, repeat)) => {
                 ctx.at(Part::Index(repeat));
                 ctx.at(Part::Field("entities"));
-                return Err(ctx.fail(SnapshotErrorKind::DuplicateEntity(entities[repeat])));
+                return Err(ctx.fail(SnapshotErrorKind::DuplicateEntity(entities.get(repeat))));
             }
         };
         let n = entities.len();
@@ -305,20 +308,34 @@ impl<L: Entries> SnapshotSeed<'_, '_, L> {
 struct EntitiesSeed<'c, 'r, L>(&'c Ctx<'r, L>);
 
 impl<'de, L: Entries> DeserializeSeed<'de> for EntitiesSeed<'_, '_, L> {
-    type Value = Vec<Entity>;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Vec<Entity>, D::Error> {
-        deserializer.deserialize_seq(self)
+    type Value = Handles;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Handles, D::Error> {
+        if deserializer.is_human_readable() {
+            deserializer.deserialize_seq(self)
+        } else {
+            deserializer.deserialize_bytes(self)
+        }
     }
 }
 
 impl<'de, L: Entries> Visitor<'de> for EntitiesSeed<'_, '_, L> {
-    type Value = Vec<Entity>;
+    type Value = Handles;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a list of entity handles")
+        f.write_str("a list of entity handles (a byte string of packed handles in binary formats)")
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Entity>, A::Error> {
+
+    /// The packed form of binary formats (see `snapshot::packed`); its buffer exists in the
+    /// input, so the list's size is bounded by it.
+    fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<Handles, E> {
+        crate::snapshot::packed::unpack(bytes).map_err(|(i, why)| {
+            self.0.at(Part::Index(i));
+            E::custom(why)
+        })
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Handles, A::Error> {
         let hint = seq.size_hint().unwrap_or(0);
-        let mut entities = Vec::with_capacity(cautious(hint, size_of::<Entity>()));
+        let mut entities = HandlesBuilder::new(cautious(hint, size_of::<Entity>()));
         loop {
             let i = entities.len();
             match self
@@ -326,7 +343,7 @@ impl<'de, L: Entries> Visitor<'de> for EntitiesSeed<'_, '_, L> {
                 .within(seq.next_element::<Entity>(), || Part::Index(i))?
             {
                 Some(entity) => entities.push(entity),
-                None => return Ok(entities),
+                None => return Ok(entities.finish()),
             }
             if entities.len() == u32::MAX as usize {
                 return Err(de::Error::custom("more than 2^32 - 1 entities"));
@@ -592,12 +609,13 @@ impl<'de, L: Entries, T: Component + DeserializeOwned> Visitor<'de>
         let drop =
             std::mem::needs_drop::<T>().then_some(drop_value::<T> as crate::component::DropFn);
         let mut values = BlobVec::new(Layout::new::<T>(), drop);
-        values.reserve(cautious(self.expected, size_of::<T>()));
+        // Exactly the rows: checked distinct rows of the entity list read (module docs).
+        values.reserve_exact(self.expected);
         for i in 0..self.expected {
             match ctx.within(seq.next_element::<T>(), || Part::Index(i))? {
                 // SAFETY: the buffer holds `T`s (made from `T`'s layout and drop), and a
-                // component is `Send + Sync`.
-                Some(value) => unsafe { values.push(value) },
+                // component is `Send + Sync`; room for `expected` values was reserved.
+                Some(value) => unsafe { values.push_unchecked(value) },
                 None => {
                     return Err(ctx.fail(SnapshotErrorKind::ValueCount {
                         rows: self.expected,
@@ -648,7 +666,7 @@ impl<'de, L: Entries> Visitor<'de> for DynamicValuesSeed<'_, '_, '_, L> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<BlobVec, A::Error> {
         let ctx = self.ctx;
         let mut values = BlobVec::new(self.info.layout, self.info.descriptor.drop);
-        values.reserve(cautious(self.expected, self.info.layout.size()));
+        values.reserve_exact(self.expected);
         for i in 0..=self.expected {
             let seed = BytesSeed {
                 ctx,

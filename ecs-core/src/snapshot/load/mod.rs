@@ -9,10 +9,9 @@ mod de;
 use serde::Deserializer;
 
 use super::error::SnapshotError;
-use super::map::{EntityMap, OldIndex};
+use super::map::{EntityMap, Handles, OldIndex};
 use super::registry::{BoxedResource, Entries, SnapshotRegistry};
 use crate::blob::BlobVec;
-use crate::entity::Entity;
 use crate::storage::Storage;
 use crate::world::World;
 
@@ -43,7 +42,7 @@ impl<L: Entries> StagedSnapshot<'_, L> {
 
     /// True when the snapshot lists no entity.
     pub fn is_empty(&self) -> bool {
-        self.staged.entities.is_empty()
+        self.staged.entities.len() == 0
     }
 
     /// Adds the snapshot's entities to `world` with new handles (merging: the world's own
@@ -119,7 +118,7 @@ impl<L: Entries> SnapshotRegistry<L> {
 /// Everything read from a snapshot, before it is applied.
 struct Staged {
     /// The saved handles, in the snapshot's order (a row is a position here).
-    entities: Vec<Entity>,
+    entities: Handles,
     /// Saved handle to row.
     index: OldIndex,
     columns: Vec<StagedColumn>,
