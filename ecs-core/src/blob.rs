@@ -659,6 +659,42 @@ mod tests {
     }
 
     #[test]
+    fn append_raw_push_with_and_swap_buffers_move_each_value_once() {
+        let counter = Rc::new(Cell::new(0));
+        let mut source = rc_vec();
+        for _ in 0..5 {
+            // SAFETY: the array holds `Rc<Cell<u32>>`s.
+            unsafe { source.push(counter.clone()) };
+        }
+        let mut target = rc_vec();
+        // SAFETY: `source` holds 5 initialised values of the same type, forgotten below.
+        unsafe { target.append_raw(source.base_ptr(), 5) };
+        source.forget_all();
+        assert_eq!((target.len(), Rc::strong_count(&counter)), (5, 6));
+        // An `Err` from `push_with` leaves nothing behind; an `Ok` counts the value.
+        // SAFETY: on `Ok` the slot holds a valid `Rc`.
+        let refused = unsafe { target.push_with(|_| Err::<(), _>("no")) };
+        assert_eq!((refused, target.len()), (Err("no"), 5));
+        let value = counter.clone();
+        // SAFETY: as above.
+        unsafe {
+            target
+                .push_with(|slot| {
+                    slot.cast::<Rc<Cell<u32>>>().write(value);
+                    Ok::<(), ()>(())
+                })
+                .unwrap()
+        };
+        let mut empty = rc_vec();
+        // SAFETY: both hold `Rc<Cell<u32>>`s.
+        unsafe { empty.swap_buffers(&mut target) };
+        assert_eq!((empty.len(), target.len()), (6, 0));
+        drop(target);
+        drop(empty);
+        assert_eq!(Rc::strong_count(&counter), 1, "every value dropped once");
+    }
+
+    #[test]
     fn zero_sized_items_never_allocate() {
         let mut v = BlobVec::new(Layout::new::<()>(), None);
         for _ in 0..1000 {

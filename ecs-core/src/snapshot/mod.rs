@@ -68,6 +68,8 @@ mod map;
 mod packed;
 mod registry;
 mod save;
+#[cfg(test)]
+mod tests;
 
 pub use error::{SnapshotError, SnapshotErrorKind};
 pub use load::StagedSnapshot;

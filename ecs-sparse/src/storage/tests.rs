@@ -297,3 +297,76 @@ fn memory_usage_counts_sets_and_pages() {
     assert_eq!(SparseStorage::NAME, "sparse");
     assert!(!SparseStorage::is_dense::<Pos>());
 }
+
+/// `spawn_columns` appends whole columns to the sets (an empty set takes the buffer itself),
+/// and with an owning group goes entity by entity so the group stays packed.
+#[test]
+fn spawn_columns_appends_whole_columns_and_keeps_groups() {
+    use ecs_core::blob::BlobVec;
+    use ecs_core::bundle::BundleInfo;
+    use ecs_core::component::Components;
+    use ecs_core::storage::ColumnValues;
+    for grouped in [false, true] {
+        let counter = Arc::new(());
+        let mut components = Components::default();
+        let pos = components.register::<Pos>();
+        let counted = components.register::<Counted>();
+        let empty = BundleInfo::new::<()>(0, &mut components).unwrap();
+        let mut storage = SparseStorage::new();
+        if grouped {
+            // SAFETY: both components are registered in `components`.
+            unsafe { storage.group(&[pos, counted], &components).unwrap() };
+        }
+        for (batch, first) in [(0u32, 0u32), (1, 6)] {
+            let entities: Vec<Entity> = (first..first + 6)
+                .map(|i| Entity::new(i, 1).unwrap())
+                .collect();
+            let mut p_values = BlobVec::for_component(components.info(pos));
+            let mut c_values = BlobVec::for_component(components.info(counted));
+            for i in 0..6 {
+                // SAFETY: each array holds its component's type.
+                unsafe {
+                    p_values.push(Pos(i as f32, batch as f32));
+                    c_values.push(Counted(counter.clone()));
+                }
+            }
+            let (pp, pc) = (p_values.base_ptr(), c_values.base_ptr());
+            let mut columns = [
+                ColumnValues {
+                    component: pos,
+                    values: pp,
+                    buffer: Some(&mut p_values),
+                },
+                ColumnValues {
+                    component: counted,
+                    values: pc,
+                    buffer: None,
+                },
+            ];
+            // SAFETY: new distinct entities; 6 owned values per column, the buffer exactly those.
+            unsafe { storage.spawn_columns(&entities, &mut columns, &empty, &components) };
+            p_values.forget_all();
+            c_values.forget_all();
+            // SAFETY: component `pos` is `Pos`.
+            let read = unsafe {
+                storage
+                    .get_ptr(entities[5], pos)
+                    .unwrap()
+                    .cast::<Pos>()
+                    .as_ref()
+            };
+            assert_eq!(read, &Pos(5.0, batch as f32));
+        }
+        assert_eq!(storage.set(pos).unwrap().len(), 12);
+        assert_eq!(alive(&counter), 12);
+        if grouped {
+            assert_eq!(
+                storage.groups()[0].len(),
+                12,
+                "every arrival joined the group"
+            );
+        }
+        drop(storage);
+        assert_eq!(alive(&counter), 0, "every value dropped once");
+    }
+}
