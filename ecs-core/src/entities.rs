@@ -143,6 +143,18 @@ impl Entities {
         &self.dense[start..start + n]
     }
 
+    /// Hands out the `n` handles [`Entities::upcoming`] tells, at once: they become the
+    /// tail of [`Entities::alive`], in order, exactly as `n` calls to [`Entities::alloc`]
+    /// would leave them (one step instead of `n`).
+    ///
+    /// # Panics
+    /// Unless [`Entities::reserve`] linked at least `n` free slots (and nothing was
+    /// reserved through `&self` since).
+    pub fn alloc_upcoming(&mut self, n: usize) {
+        let n = self.upcoming(n).len() as u32;
+        self.alive += n;
+    }
+
     /// One past the largest index ever handed out: storages size per-index arrays by it.
     #[inline]
     pub fn index_bound(&self) -> usize {

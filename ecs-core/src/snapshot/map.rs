@@ -106,11 +106,28 @@ pub(crate) enum Handles {
 }
 
 impl Handles {
-    /// The handles of `slice`.
+    /// The handles of `slice` (a run is recognised in one pass of plain comparisons).
     pub(crate) fn of(slice: &[Entity]) -> Handles {
-        let mut builder = HandlesBuilder::new(slice.len());
-        slice.iter().for_each(|&e| builder.push(e));
-        builder.finish()
+        let Some(&first) = slice.first() else {
+            return Handles::List(Vec::new());
+        };
+        let fits = (first.index() as usize).checked_add(slice.len()) <= Some(u32::MAX as usize);
+        // Within a run a handle's bits are the first's plus its position (the index is the
+        // low half, and it does not overflow into the generation: `fits`).
+        let base = first.to_bits();
+        let run = fits
+            && slice
+                .iter()
+                .zip(base..)
+                .all(|(e, bits)| e.to_bits() == bits);
+        if run {
+            Handles::Run {
+                first,
+                len: slice.len(),
+            }
+        } else {
+            Handles::List(slice.to_vec())
+        }
     }
 
     /// How many handles.
@@ -163,6 +180,26 @@ impl HandlesBuilder {
     /// How many handles so far.
     pub(crate) fn len(&self) -> usize {
         self.run.map_or(self.list.len(), |(_, len)| len)
+    }
+
+    /// If the handles so far are a run whose next handle has generation `generation` and
+    /// its index one more than the last: the run's first handle, else `None`.
+    #[inline]
+    pub(crate) fn run_of(&self, generation: u32) -> Option<Entity> {
+        self.run
+            .map(|(first, _)| first)
+            .filter(|first| first.generation() == generation)
+    }
+
+    /// Extends a run by `more` handles (each index one more than the last): what `more`
+    /// pushes would do, in one step.
+    ///
+    /// # Panics
+    /// Unless the handles so far are a run and the extended run's indices fit a `u32`.
+    pub(crate) fn extend_run(&mut self, more: usize) {
+        let (first, len) = self.run.as_mut().expect("extends a run");
+        assert!(first.index() as usize + *len + more <= u32::MAX as usize);
+        *len += more;
     }
 
     /// Appends `entity`.

@@ -44,6 +44,24 @@ pub(super) fn unpack(bytes: &[u8]) -> Result<Handles, (usize, &'static str)> {
         let entity = Entity::new(index, generation).ok_or((i, "a handle with generation 0"))?;
         entities.push(entity);
         previous = index;
+        // The common case: a run of handles in index order with a small generation, each
+        // the two bytes `[1, generation]`: counted in one pass, then added at once.
+        if let Some(first) = entities.run_of(generation).filter(|_| generation < 0x80) {
+            // Stay within the index space and the entity count the loop checks above.
+            let len = entities.len();
+            let room = (u32::MAX as usize)
+                .saturating_sub(first.index() as usize + len)
+                .min((u32::MAX as usize - 2).saturating_sub(len));
+            let pair = [1, generation as u8];
+            let more = bytes[at..]
+                .chunks_exact(2)
+                .take(room)
+                .take_while(|&bytes| bytes == pair)
+                .count();
+            entities.extend_run(more);
+            at += 2 * more;
+            previous = previous.wrapping_add(more as u32);
+        }
     }
     Ok(entities.finish())
 }
@@ -98,6 +116,16 @@ mod tests {
                 len: 1000
             }
         );
+        // Runs broken and resumed, generations that need two bytes, a run at the index end.
+        let mixed: Vec<Entity> = (0..5)
+            .map(|i| e(i, 1))
+            .chain((9..12).map(|i| e(i, 1)))
+            .chain((12..14).map(|i| e(i, 300)))
+            .chain([e(u32::MAX - 1, 2), e(u32::MAX, 2), e(0, 2)])
+            .collect();
+        let mut bytes = Vec::new();
+        pack(&mixed, &mut bytes);
+        assert_eq!(unpack(&bytes).unwrap(), Handles::List(mixed));
     }
 
     #[test]

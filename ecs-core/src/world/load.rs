@@ -27,9 +27,7 @@ impl<S: Storage> World<S> {
     /// `base..base + n` of the live list). The caller stores every one of them with
     /// [`World::store_loaded`] before anything else touches the world.
     pub(crate) fn alloc_loaded(&mut self, n: usize) {
-        for _ in 0..n {
-            self.entities.alloc_reserved();
-        }
+        self.entities.alloc_upcoming(n);
     }
 
     /// Stores the live entities at `rows` of the live list (allocated by
