@@ -254,7 +254,9 @@ fn snapshot_fuzz() -> ExitCode {
         Err(failure) => {
             println!("FAILURE (seed 0x{seed:x}): {}", failure.message);
             let path = "target/snapshot-failure.bin";
-            match std::fs::write(path, &failure.input) {
+            let written = std::fs::create_dir_all("target")
+                .and_then(|()| std::fs::write(path, &failure.input));
+            match written {
                 Ok(()) => println!("input written to {path}"),
                 Err(e) => println!("input ({e} writing {path}): {:?}", failure.input),
             }

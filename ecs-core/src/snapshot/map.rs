@@ -111,7 +111,8 @@ impl Handles {
         let Some(&first) = slice.first() else {
             return Handles::List(Vec::new());
         };
-        let fits = (first.index() as usize).checked_add(slice.len()) <= Some(u32::MAX as usize);
+        // The run's last index, `first + len - 1`, must fit a `u32`.
+        let fits = first.index() as usize + slice.len() <= u32::MAX as usize + 1;
         // Within a run a handle's bits are the first's plus its position (the index is the
         // low half, and it does not overflow into the generation: `fits`).
         let base = first.to_bits();
@@ -195,10 +196,11 @@ impl HandlesBuilder {
     /// pushes would do, in one step.
     ///
     /// # Panics
-    /// Unless the handles so far are a run and the extended run's indices fit a `u32`.
+    /// Unless the handles so far are a run and the extended run's indices fit a `u32` (its
+    /// last index, `first + len + more - 1`, is at most `u32::MAX`).
     pub(crate) fn extend_run(&mut self, more: usize) {
         let (first, len) = self.run.as_mut().expect("extends a run");
-        assert!(first.index() as usize + *len + more <= u32::MAX as usize);
+        assert!(first.index() as usize + *len + more <= u32::MAX as usize + 1);
         *len += more;
     }
 

@@ -49,7 +49,8 @@ pub(super) fn unpack(bytes: &[u8]) -> Result<Handles, (usize, &'static str)> {
         if let Some(first) = entities.run_of(generation).filter(|_| generation < 0x80) {
             // Stay within the index space and the entity count the loop checks above.
             let len = entities.len();
-            let room = (u32::MAX as usize)
+            // (The next index is `first + len`, which may be at most `u32::MAX`.)
+            let room = (u32::MAX as usize + 1)
                 .saturating_sub(first.index() as usize + len)
                 .min((u32::MAX as usize - 2).saturating_sub(len));
             let pair = [1, generation as u8];
@@ -144,5 +145,11 @@ mod tests {
             0
         );
         assert_eq!(unpack(&[]).unwrap().len(), 0);
+        // A run that starts at the last index cannot grow (found by the mutation fuzzer).
+        let last = [0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 1, 1, 1];
+        assert_eq!(
+            unpack(&last).unwrap(),
+            Handles::List(vec![e(u32::MAX, 1), e(0, 1)])
+        );
     }
 }
