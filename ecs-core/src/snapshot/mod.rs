@@ -26,6 +26,19 @@
 //! * **Merging**: the loaded entities get new handles beside the world's own; the returned
 //!   [`EntityMap`] says which saved handle became which.
 //!
+//! # What a snapshot does not hold
+//! * Components the registry does not name, and resources it does not name.
+//! * The storage's order: a loaded world keeps its entities in its own order, which need
+//!   not be the saved world's, so queries may visit them in another order (a simulation
+//!   that must go on exactly as if it had not been saved keeps each step independent of
+//!   query order; the `save_load` example shows one).
+//! * Change history: every loaded component counts as added ([`Added`](crate::Added),
+//!   [`Changed`](crate::Changed) see all of them once).
+//! * Handles of entities that are gone: a value holding the handle of a despawned entity
+//!   is saved as it is and refused by a load
+//!   ([`SnapshotErrorKind::DanglingEntity`]); clear such handles when an entity dies.
+//! * Systems, schedules, their `Local` state and pending events or commands.
+//!
 //! ```
 //! use ecs_core::{Component, World, testing::VecStorage};
 //! use ecs_core::snapshot::SnapshotRegistry;
