@@ -33,6 +33,7 @@ use ecs_core::blob::BlobVec;
 use ecs_core::bundle::{Bundle, BundleInfo, BundleVisitor};
 use ecs_core::component::{Component, ComponentId, Components, StorageKind};
 use ecs_core::entity::Entity;
+use ecs_core::layout::StorageLayout;
 use ecs_core::storage::{
     ColumnAccess, EntityPlace, QueryChunk, QueryDescriptor, SlotRole, Storage,
 };
@@ -609,6 +610,19 @@ unsafe impl Storage for HybridStorage {
             + self.bundles.memory_usage()
             + self.sparse.memory_usage()
             + self.kinds.capacity() * size_of::<Option<StorageKind>>()
+    }
+
+    /// The table half's layout, then the sparse half's, then the bytes that are the
+    /// hybrid's own (bundle cache, kind per component).
+    fn layout(&self, components: &Components) -> StorageLayout {
+        let mut layout = self.archetypes.layout(components);
+        layout.append(self.sparse.layout(components));
+        layout.add_bookkeeping("bundle cache", self.bundles.memory_usage());
+        layout.add_bookkeeping(
+            "storage kind per component",
+            self.kinds.capacity() * size_of::<Option<StorageKind>>(),
+        );
+        layout
     }
 }
 

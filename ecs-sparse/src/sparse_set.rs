@@ -35,7 +35,8 @@ use std::alloc::Layout;
 use std::ptr::NonNull;
 
 use ecs_core::blob::BlobVec;
-use ecs_core::component::{ComponentId, ComponentInfo};
+use ecs_core::component::{ComponentId, ComponentInfo, Components};
+use ecs_core::layout::{ComponentBytes, StorageUnit, UnitKind};
 use ecs_core::storage::SparseLookup;
 use ecs_core::Entity;
 
@@ -403,6 +404,24 @@ impl SparseSet {
     pub fn reserve(&mut self, additional: usize) {
         ecs_core::blob::reserve_amortized(&mut self.entities, additional);
         self.data.reserve(additional);
+    }
+
+    /// The set as one unit of a [`StorageLayout`](ecs_core::layout::StorageLayout): its
+    /// length, the capacity of its dense arrays, the sparse pages it touched, the bytes of
+    /// its values and all its bytes ([`SparseSet::memory_usage`]).
+    pub fn layout(&self, components: &Components) -> StorageUnit {
+        StorageUnit {
+            kind: UnitKind::SparseSet,
+            components: vec![ComponentBytes::new(
+                self.component,
+                components,
+                self.data.memory_usage(),
+            )],
+            rows: self.len(),
+            capacity: self.entities.capacity(),
+            pages: Some(self.sparse.page_count()),
+            bytes: self.memory_usage(),
+        }
     }
 
     /// Heap bytes: sparse pages and page table, dense entities, dense data.

@@ -18,6 +18,7 @@ use std::ptr::NonNull;
 
 use ecs_core::bundle::{Bundle, BundleInfo, BundleVisitor};
 use ecs_core::component::{Component, ComponentId, Components};
+use ecs_core::layout::{ComponentBytes, GroupLayout, StorageLayout};
 use ecs_core::storage::{ByEntity, QueryDescriptor, Storage};
 use ecs_core::unwind::for_each_completing;
 use ecs_core::{EcsError, Entity};
@@ -438,8 +439,36 @@ unsafe impl Storage for SparseStorage {
     }
 
     fn memory_usage(&self) -> usize {
+        self.set_table_bytes() + self.sets().map(SparseSet::memory_usage).sum::<usize>()
+    }
+
+    /// One unit per set, in component-id order, then the groups and the set table.
+    fn layout(&self, components: &Components) -> StorageLayout {
+        let mut layout = StorageLayout {
+            units: self.sets().map(|set| set.layout(components)).collect(),
+            groups: self
+                .groups
+                .iter()
+                .map(|g| GroupLayout {
+                    components: g
+                        .owned()
+                        .iter()
+                        .map(|&c| ComponentBytes::new(c, components, 0).name)
+                        .collect(),
+                    len: g.len(),
+                })
+                .collect(),
+            bookkeeping: Vec::new(),
+        };
+        layout.add_bookkeeping("sparse set table", self.set_table_bytes());
+        layout
+    }
+}
+
+impl SparseStorage {
+    /// Bytes of the table of sets (one slot per component id up to the largest stored).
+    fn set_table_bytes(&self) -> usize {
         self.sets.capacity() * std::mem::size_of::<Option<SparseSet>>()
-            + self.sets().map(SparseSet::memory_usage).sum::<usize>()
     }
 }
 
