@@ -121,3 +121,35 @@ pub fn layout_agrees_with_memory_and_counts<S: Storage>() {
     world.clear();
     check(&mut world, "cleared");
 }
+
+/// `QueryState::walk` counts what the backend hands a query: every match is among the
+/// walked rows, and when no slot is looked up the walked rows are exactly the matches.
+pub fn query_walks_cover_the_matches<S: Storage>() {
+    let mut world = World::<S>::new();
+    let n = size(2_000, 50) as u32;
+    for i in 0..n {
+        let e = world.spawn((A(i),));
+        if i % 2 == 0 {
+            world.insert(e, Sp(i.into())).expect("live");
+        }
+        if i % 3 == 0 {
+            world.insert(e, B(String::new())).expect("live");
+        }
+    }
+    let mut joined = world.query_state::<(&A, &Sp), ()>().expect("no aliasing");
+    let mut alone = world.query_state::<&A, ()>().expect("no aliasing");
+    for (walk, matches) in [
+        (joined.walk(&world), joined.iter(&world).count()),
+        (alone.walk(&world), alone.iter(&world).count()),
+    ] {
+        assert!(walk.rows >= matches, "{walk}");
+        if walk.slots.iter().all(|s| s.looked_up == 0) {
+            assert_eq!(walk.rows, matches, "{walk}");
+        }
+        for slot in &walk.slots {
+            assert_eq!(slot.dense + slot.looked_up + slot.absent, walk.chunks);
+            assert_eq!(slot.absent, 0, "a required slot is never absent: {walk}");
+        }
+    }
+    assert_eq!(alone.walk(&world).rows, n as usize);
+}
