@@ -18,7 +18,7 @@
 
 use std::fmt;
 
-use crate::component::{ComponentId, Components};
+use crate::component::{short_type_name, ComponentId, Components};
 
 /// What a storage unit is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -55,11 +55,13 @@ pub struct ComponentBytes {
 }
 
 impl ComponentBytes {
-    /// `bytes` bytes of component `id`, named from `components`.
+    /// `bytes` bytes of component `id`, named from `components` (a Rust type by its short
+    /// name: `Position`, not `game::Position`).
     pub fn new(id: ComponentId, components: &Components, bytes: usize) -> ComponentBytes {
-        let name = components
-            .get(id)
-            .map_or_else(|| format!("#{}", id.index()), |info| info.name().to_owned());
+        let name = components.get(id).map_or_else(
+            || format!("#{}", id.index()),
+            |info| short_type_name(info.name()).to_owned(),
+        );
         ComponentBytes { id, name, bytes }
     }
 }
@@ -272,21 +274,21 @@ impl fmt::Display for WorldLayout {
         if !self.storage.units.is_empty() {
             writeln!(
                 f,
-                "  {:<11} {:<36} {:>9} {:>9} {:>6} {:>10}",
-                "unit", "components", "rows", "capacity", "pages", "bytes"
+                "  {:<10} {:>9} {:>9} {:>6} {:>10}  components",
+                "unit", "rows", "capacity", "pages", "bytes"
             )?;
         }
         for unit in &self.storage.units {
             let pages = unit.pages.map_or_else(|| "-".to_owned(), format_count);
             writeln!(
                 f,
-                "  {:<11} {:<36} {:>9} {:>9} {:>6} {:>10}",
+                "  {:<10} {:>9} {:>9} {:>6} {:>10}  {}",
                 unit.kind.label(),
-                unit.component_set(),
                 format_count(unit.rows),
                 format_count(unit.capacity),
                 pages,
-                format_bytes(unit.bytes)
+                format_bytes(unit.bytes),
+                unit.component_set()
             )?;
         }
         for group in &self.storage.groups {
@@ -401,7 +403,7 @@ mod tests {
         assert_eq!((layout.tables(), layout.sparse_sets()), (1, 1));
         let text = layout.to_string();
         assert!(text.starts_with("test: 1 table, 1 sparse set, 2 entities, 8.2 KiB\n"));
-        assert!(text.contains("  sparse set  {A}"), "{text}");
+        assert!(text.contains("  sparse set         2         4      1     8.0 KiB  {A}"), "{text}");
         assert!(text.ends_with("total: 8.2 KiB (= memory_usage)"), "{text}");
     }
 
