@@ -12,7 +12,7 @@
 
 use super::{QueryData, QueryFilter, QueryState};
 use crate::component::ComponentId;
-use crate::layout::format_count;
+use crate::layout::{format_count, ComponentBytes};
 use crate::storage::{ColumnAccess, QueryChunk, SlotRole, Storage};
 use crate::world::World;
 
@@ -21,7 +21,7 @@ use crate::world::World;
 pub struct SlotWalk {
     /// The slot's component.
     pub component: ComponentId,
-    /// Its registered name.
+    /// Its name (a Rust type's short name).
     pub name: String,
     /// What the query asks of it.
     pub role: SlotRole,
@@ -108,10 +108,7 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
             .iter()
             .map(|slot| SlotWalk {
                 component: slot.component,
-                name: world
-                    .components()
-                    .get(slot.component)
-                    .map_or_else(String::new, |info| info.name().to_owned()),
+                name: ComponentBytes::new(slot.component, world.components(), 0).name,
                 role: slot.role,
                 dense: 0,
                 looked_up: 0,
