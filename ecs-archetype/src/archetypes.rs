@@ -539,10 +539,7 @@ impl Archetypes {
             units: tables.iter().map(|t| t.layout(components)).collect(),
             ..StorageLayout::default()
         };
-        layout.add_bookkeeping(
-            "entity records",
-            self.records.memory_usage(),
-        );
+        layout.add_bookkeeping("entity records", self.records.memory_usage());
         layout.add_bookkeeping(
             "table list",
             self.tables.capacity() * size_of::<Table>() + empty.memory_usage(),

@@ -562,7 +562,10 @@ mod tests {
         assert_eq!(last.get(), 3);
         drop(last);
         drop(v);
-        assert!(values.iter().all(|r| Rc::strong_count(r) == 1), "each dropped once");
+        assert!(
+            values.iter().all(|r| Rc::strong_count(r) == 1),
+            "each dropped once"
+        );
     }
 
     #[test]

@@ -403,7 +403,10 @@ mod tests {
         assert_eq!((layout.tables(), layout.sparse_sets()), (1, 1));
         let text = layout.to_string();
         assert!(text.starts_with("test: 1 table, 1 sparse set, 2 entities, 8.2 KiB\n"));
-        assert!(text.contains("  sparse set         2         4      1    8.0 KiB  {A}"), "{text}");
+        assert!(
+            text.contains("  sparse set         2         4      1    8.0 KiB  {A}"),
+            "{text}"
+        );
         assert!(text.ends_with("total: 8.2 KiB (= memory_usage)"), "{text}");
     }
 

@@ -257,7 +257,11 @@ unsafe impl Storage for VecStorage {
     }
 
     fn memory_usage(&self) -> usize {
-        self.columns.iter().flatten().map(VecColumn::memory_usage).sum()
+        self.columns
+            .iter()
+            .flatten()
+            .map(VecColumn::memory_usage)
+            .sum()
     }
 
     /// One unit per column.
@@ -267,7 +271,11 @@ unsafe impl Storage for VecStorage {
             let id = ComponentId::new(i as u32);
             Some(StorageUnit {
                 kind: UnitKind::Other,
-                components: vec![ComponentBytes::new(id, components, column.data.memory_usage())],
+                components: vec![ComponentBytes::new(
+                    id,
+                    components,
+                    column.data.memory_usage(),
+                )],
                 rows: column.entities.len(),
                 capacity: column.entities.capacity(),
                 pages: None,

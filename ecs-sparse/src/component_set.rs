@@ -236,7 +236,11 @@ mod tests {
         assert_eq!(set.get(e(1400)), Some(&Name("c".into())));
         set.get_mut(e(1400)).unwrap().0.push('!');
         assert_eq!(set.remove(e(700)), Some(Name("b".into())));
-        assert_eq!(names(&set), ["A", "e", "c!", "d"], "the last value filled the hole");
+        assert_eq!(
+            names(&set),
+            ["A", "e", "c!", "d"],
+            "the last value filled the hole"
+        );
         assert_eq!(set.remove_ordered(e(0)), Some(Name("A".into())));
         assert_eq!(names(&set), ["e", "c!", "d"], "the rest kept their order");
         assert_eq!(set.entities(), [e(2800), e(1400), e(2100)]);
@@ -256,7 +260,10 @@ mod tests {
         set.insert(old, Name("old".into())).unwrap();
         assert_eq!(
             set.insert(new, Name("new".into())),
-            Err(EcsError::IndexTaken { held: old, given: new })
+            Err(EcsError::IndexTaken {
+                held: old,
+                given: new
+            })
         );
         assert_eq!((set.len(), set.get(new)), (1, None));
     }

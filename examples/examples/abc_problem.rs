@@ -68,7 +68,10 @@ fn report<Q: ecs::ecs_core::query::QueryData + 'static>(
 ) {
     let mut state = world.query_state::<Q, ()>().expect("no aliasing");
     let matches = state.iter_mut(world).count();
-    out.line(format!("query {label}: {} entities match", format_count(matches)));
+    out.line(format!(
+        "query {label}: {} entities match",
+        format_count(matches)
+    ));
     out.backend(format!("  walks {}", state.walk(world)));
     let time = median_time(runs, || pass(world));
     out.measured(format!(

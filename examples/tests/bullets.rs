@@ -48,5 +48,8 @@ fn memory_stays_flat_while_bullets_come_and_go() {
         .collect();
     assert!(layout[0].starts_with(ecs::BACKEND), "{text}");
     assert!(layout[0].contains("12,926 entities"), "{text}");
-    assert!(layout.last().unwrap().ends_with("(= memory_usage)"), "{text}");
+    assert!(
+        layout.last().unwrap().ends_with("(= memory_usage)"),
+        "{text}"
+    );
 }

@@ -117,8 +117,7 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
             .collect();
         let (mut chunks, mut rows) = (0, 0);
         let storage = world.storage();
-        for chunk in storage.query_chunks(&self.cache, &self.descriptor, world.entities().alive())
-        {
+        for chunk in storage.query_chunks(&self.cache, &self.descriptor, world.entities().alive()) {
             chunks += 1;
             rows += chunk.entities().len();
             for (index, slot) in slots.iter_mut().enumerate() {

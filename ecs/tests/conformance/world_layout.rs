@@ -71,7 +71,10 @@ fn check<S: Storage>(world: &mut World<S>, when: &str) {
     assert_eq!(per_type, in_units, "{when}: per-type totals");
     if world.component_id::<Hp>().is_some() {
         assert!(
-            layout.change_logs.iter().any(|l| l.component.name.ends_with("Hp")),
+            layout
+                .change_logs
+                .iter()
+                .any(|l| l.component.name.ends_with("Hp")),
             "{when}: Hp's change logs are listed"
         );
     }
