@@ -79,7 +79,8 @@ struct CountsArgs {
     /// Only workloads whose `family/name` contains this (repeatable, case-insensitive).
     #[arg(long, value_name = "SUBSTRING")]
     filter: Vec<String>,
-    /// Only these runners (repeatable; default: the report's runners).
+    /// Only these runners (repeatable; default: the backends and the baseline, not the
+    /// peer crates: the counts guard this workspace's code).
     #[arg(long, value_name = "NAME")]
     backend: Vec<String>,
     /// Output folder for counts.json and counts.md (default: target/ecs-bench/counts).
@@ -100,10 +101,6 @@ struct CountsArgs {
     /// No line per finished row on stderr.
     #[arg(long)]
     no_progress: bool,
-    /// Leave the peer ECS crates out of the default runners (what the committed counts
-    /// baseline holds; building with `--no-default-features` leaves them out too).
-    #[arg(long)]
-    no_peers: bool,
 }
 
 #[derive(Args)]
@@ -419,7 +416,7 @@ fn run_counts(suite: Suite, args: CountsArgs) -> Result<bool, String> {
     });
     let config = counts::Config {
         filters: args.filter,
-        runners: parse_runners(&args.backend, args.no_peers)?,
+        runners: parse_runners(&args.backend, args.backend.is_empty())?,
         jobs,
         scratch: out.join("callgrind"),
         progress: !args.no_progress,
@@ -497,4 +494,21 @@ fn write_file(path: &Path, text: &str) -> Result<(), String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_peers_leaves_the_peer_crates_out() {
+        let without = parse_runners(&[], true).unwrap();
+        assert!(without.iter().all(|r| !matches!(r, Runner::Peer(_))));
+        assert!(without.contains(&Runner::Baseline));
+        let with = parse_runners(&[], false).unwrap();
+        assert_eq!(with, Runner::reported());
+        let named = parse_runners(&["sparse".into(), "baseline".into()], true).unwrap();
+        assert_eq!(named.len(), 2);
+        assert!(parse_runners(&["nope".into()], false).is_err());
+    }
 }

@@ -234,14 +234,20 @@ fn title(runner: &str) -> &str {
 }
 
 /// A table of `rows` over the report's runners; `teaches` adds the "what this row teaches"
-/// column. Rows whose workload did not run are left out.
+/// column. Rows whose workload did not run are left out, and so are runners that ran none
+/// of the rows.
 fn table(report: &Report, rows: &[Row], teaches: bool) -> String {
-    let runners = &report.meta.runners;
+    let ran = |runner: &String| {
+        rows.iter()
+            .filter_map(|row| find(report, row.workload))
+            .any(|w| w.results.iter().any(|x| &x.runner == runner))
+    };
+    let runners: Vec<&String> = report.meta.runners.iter().filter(|r| ran(r)).collect();
     let mut out = String::from("| workload |");
     if teaches {
         out.push_str(" what this row teaches |");
     }
-    for r in runners {
+    for r in &runners {
         let _ = write!(out, " {} |", title(r));
     }
     out.push_str("\n|---|");
@@ -258,8 +264,8 @@ fn table(report: &Report, rows: &[Row], teaches: bool) -> String {
         if teaches {
             let _ = write!(out, " {} |", row.teaches);
         }
-        for r in runners {
-            match w.results.iter().find(|x| &x.runner == r) {
+        for r in &runners {
+            match w.results.iter().find(|x| &x.runner == *r) {
                 Some(result) => {
                     let _ = write!(out, " {} |", cell(result, row.heap));
                 }
@@ -292,11 +298,13 @@ fn targets_line(report: &Report) -> String {
         .iter()
         .filter(|e| !matches!(e.status, Status::NotMeasured(_)))
         .count();
-    format!(
-        "In that run **{met} of {measured}** measured performance targets were met ({} not \
-         measured: a reference runner did not run).",
-        evals.len() - measured
-    )
+    let unmeasured = evals.len() - measured;
+    let note = if unmeasured > 0 {
+        format!(" ({unmeasured} not measured: a reference runner did not run)")
+    } else {
+        String::new()
+    };
+    format!("In that run **{met} of {measured}** measured performance targets were met{note}.")
 }
 
 /// The generated text of region `name`, or `None` for a name this module does not know.
@@ -377,7 +385,7 @@ pub fn update(text: &str, report: &Report) -> Result<String, String> {
             .find(&close)
             .ok_or_else(|| format!("region `{name}` is not closed with `{close}`"))?;
         let generated = region(report, name).ok_or_else(|| format!("unknown region `{name}`"))?;
-        let _ = write!(out, "<!-- ecs-bench:{name} -->\n{generated}{close}");
+        let _ = write!(out, "<!-- ecs-bench:{name} -->\n\n{generated}\n{close}");
         rest = &marker[end + close.len()..];
     }
     out.push_str(rest);
@@ -402,8 +410,8 @@ mod tests {
         let text =
             "intro\n<!-- ecs-bench:headline -->\nstale\n<!-- /ecs-bench:headline -->\noutro\n";
         let updated = update(text, &report).unwrap();
-        assert!(updated.starts_with("intro\n<!-- ecs-bench:headline -->\nMeasured "));
-        assert!(updated.ends_with("<!-- /ecs-bench:headline -->\noutro\n"));
+        assert!(updated.starts_with("intro\n<!-- ecs-bench:headline -->\n\nMeasured "));
+        assert!(updated.ends_with("|\n\n<!-- /ecs-bench:headline -->\noutro\n"));
         assert!(updated.contains("| simple_iter (10k, pos += vel) | dense columns"));
         assert!(!updated.contains("stale"));
         assert_eq!(update(&updated, &report).unwrap(), updated, "idempotent");

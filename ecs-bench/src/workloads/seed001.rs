@@ -626,6 +626,13 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_ladder_reaches_the_seeds_range_only_when_asked() {
+        assert_eq!(ladder(Scale::Full, false).last(), Some(&320_000));
+        assert_eq!(ladder(Scale::Full, true).last(), Some(&10_240_000));
+        assert_eq!(ladder(Scale::Quick, true), ladder(Scale::Quick, false));
+    }
+
+    #[test]
     fn templates_are_the_seeds_shape() {
         let t = templates();
         assert_eq!(t.len(), 75);
