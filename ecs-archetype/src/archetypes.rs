@@ -537,9 +537,9 @@ impl Archetypes {
             + self.records.memory_usage()
     }
 
-    /// Checks every invariant of the type (tests only).
-    #[cfg(test)]
-    pub(crate) fn assert_consistent(&self) {
+    /// Checks every invariant of the type, panicking at the first broken one: for the tests
+    /// of this storage and of storages built on it (the hybrid backend's).
+    pub fn assert_consistent(&self) {
         let mut rows = 0;
         for (i, table) in self.tables.iter().enumerate() {
             assert_eq!(table.id().index(), i);
