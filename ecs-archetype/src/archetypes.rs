@@ -146,6 +146,7 @@ impl Archetypes {
     /// The entities of `alive` (the world's live entities) that have no row, as maximal runs
     /// of consecutive entries: what a query requiring no component yields besides the
     /// tables' rows (see [`RowlessRuns`]).
+    #[inline]
     pub fn rowless_runs<'a>(&'a self, alive: &'a [Entity]) -> RowlessRuns<'a> {
         RowlessRuns {
             alive,

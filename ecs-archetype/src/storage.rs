@@ -219,6 +219,7 @@ unsafe impl Storage for ArchetypeStorage {
         unsafe { self.reserve_split::<AllInTables>(info, components, additional) };
     }
 
+    #[inline]
     fn despawn(&mut self, entity: Entity) {
         self.archetypes.despawn(entity);
     }
@@ -258,6 +259,7 @@ unsafe impl Storage for ArchetypeStorage {
         unsafe { self.archetypes.insert(entity, id, value, components) }
     }
 
+    #[inline]
     unsafe fn insert_new(
         &mut self,
         entity: Entity,
@@ -272,6 +274,7 @@ unsafe impl Storage for ArchetypeStorage {
         }
     }
 
+    #[inline]
     unsafe fn remove_into(
         &mut self,
         entity: Entity,
@@ -286,6 +289,7 @@ unsafe impl Storage for ArchetypeStorage {
         self.archetypes.clear();
     }
 
+    #[inline]
     fn update_query_cache(
         &self,
         cache: &mut QueryCache,
@@ -295,6 +299,7 @@ unsafe impl Storage for ArchetypeStorage {
         cache.update(&self.archetypes, descriptor);
     }
 
+    #[inline]
     fn query_chunks<'a>(
         &'a self,
         cache: &'a QueryCache,
