@@ -147,6 +147,7 @@ impl Archetypes {
     /// The entities of `alive` (the world's live entities) that have no row, as maximal runs
     /// of consecutive entries: what a query requiring no component yields besides the
     /// tables' rows (see [`RowlessRuns`]).
+    #[inline]
     pub fn rowless_runs<'a>(&'a self, alive: &'a [Entity]) -> RowlessRuns<'a> {
         RowlessRuns {
             alive,
@@ -559,9 +560,9 @@ impl Archetypes {
             + self.records.memory_usage()
     }
 
-    /// Checks every invariant of the type (tests only).
-    #[cfg(test)]
-    pub(crate) fn assert_consistent(&self) {
+    /// Checks every invariant of the type, panicking at the first broken one: for the tests
+    /// of this storage and of storages built on it (the hybrid backend's).
+    pub fn assert_consistent(&self) {
         let mut rows = 0;
         for (i, table) in self.tables.iter().enumerate() {
             assert_eq!(table.id().index(), i);

@@ -66,8 +66,8 @@ backends! {
     Archetype => ecs_archetype::ArchetypeStorage, reported: true;
     /// `ecs_sparse::SparseStorage`: one sparse set per component type.
     Sparse => ecs_sparse::SparseStorage, reported: true;
-    /// `ecs_archetype::HybridStorage`: tables and sparse sets, per `Component::STORAGE`.
-    Hybrid => ecs_archetype::HybridStorage, reported: true;
+    /// `ecs_hybrid::HybridStorage`: tables and sparse sets, per `Component::STORAGE`.
+    Hybrid => ecs_hybrid::HybridStorage, reported: true;
 }
 
 impl Backend {

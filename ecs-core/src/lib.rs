@@ -4,8 +4,8 @@
 //! component registry, the [`Storage`] trait a backend implements, and the [`World`] API that
 //! is identical on every backend — spawn, despawn, insert, remove, get, queries.
 //!
-//! Backends live in sibling crates (`ecs-sparse`, `ecs-archetype`); the `ecs` facade picks one
-//! by Cargo feature. This crate names no backend.
+//! Backends live in sibling crates (`ecs-sparse`, `ecs-archetype`, `ecs-hybrid`); the `ecs`
+//! facade picks one by Cargo feature. This crate names no backend.
 //!
 //! Beyond plain storage, written once for every backend:
 //! * [`change`]: opt-in change tracking (`const TRACK_CHANGES`), the [`Mut`] guard and the

@@ -82,6 +82,7 @@
 
 pub mod component_set;
 pub mod group;
+mod holders;
 pub mod query;
 pub mod sparse_array;
 pub mod sparse_set;

@@ -19,6 +19,11 @@
 //! `cargo run --features ecs/sparse` (or `default-features = false, features = ["sparse"]`
 //! in your `Cargo.toml`); your code does not change.
 //!
+//! Each backend is a crate of its own: `ecs-archetype` (`ArchetypeStorage`), `ecs-sparse`
+//! (`SparseStorage`) and `ecs-hybrid` (`HybridStorage`, an archetype storage and sparse sets
+//! side by side). A program that holds several backends at once names them directly, e.g.
+//! `ecs_core::World<ecs_hybrid::HybridStorage>`.
+//!
 //! ```
 //! use ecs::prelude::*;
 //!
@@ -58,7 +63,7 @@ compile_error!(
 
 /// The storage backend selected by Cargo feature.
 #[cfg(feature = "hybrid")]
-pub type Backend = ecs_archetype::HybridStorage;
+pub type Backend = ecs_hybrid::HybridStorage;
 /// The storage backend selected by Cargo feature.
 #[cfg(all(feature = "sparse", not(feature = "hybrid")))]
 pub type Backend = ecs_sparse::SparseStorage;

@@ -308,14 +308,14 @@ impl<S: Storage> World<S> {
     /// assert_eq!(world.despawn(e), Ok(()));
     /// assert_eq!(world.despawn(e), Err(EcsError::NoSuchEntity(e)));
     /// ```
+    #[inline]
     pub fn despawn(&mut self, entity: Entity) -> Result<(), EcsError> {
         self.flush();
         // Links first (one branch for a world that never linked two entities), so no child
-        // is left naming a dead parent; see `crate::hierarchy` for the policy.
-        if let Some(ids) = self.hierarchy {
-            if self.entities.contains(entity) {
-                self.detach(ids, entity);
-            }
+        // is left naming a dead parent; see `crate::hierarchy` for the policy. Out of line,
+        // so the common path stays small enough to inline into the caller's loop.
+        if self.hierarchy.is_some() {
+            self.detach_for_despawn(entity);
         }
         // Free the handle first: if a component's Drop panics, the entity is already gone
         // everywhere and the storage finishes removing it while unwinding.
@@ -325,6 +325,17 @@ impl<S: Storage> World<S> {
         self.index.release(entity.index());
         self.storage.despawn(entity);
         Ok(())
+    }
+
+    /// Unlinks `entity` (if live) from its parent and children before a despawn.
+    #[cold]
+    #[inline(never)]
+    fn detach_for_despawn(&mut self, entity: Entity) {
+        if let Some(ids) = self.hierarchy {
+            if self.entities.contains(entity) {
+                self.detach(ids, entity);
+            }
+        }
     }
 
     /// Despawns live `entity` without looking at its links (the recursive despawn keeps
