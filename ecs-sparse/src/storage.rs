@@ -36,7 +36,7 @@ use crate::sparse_set::SparseSet;
 /// * Every group in `groups` keeps the [`Group`] invariant over `sets`; `owner[c]` is the
 ///   index in `groups` of the group owning component `c` (at most one), `None` otherwise.
 /// * `set_count` is the number of `Some` in `sets`; `holders` is `Some` once it reached
-///   [`TRACK_FROM`], and then keeps the `Holders` invariant over `sets` (every entity a set
+///   `TRACK_FROM`, and then keeps the `Holders` invariant over `sets` (every entity a set
 ///   holds has that set's bit).
 #[derive(Default)]
 pub struct SparseStorage {
