@@ -19,6 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use ecs_core::blob::BlobVec;
 use ecs_core::component::{ComponentId, Components};
 use ecs_core::entity::Entity;
+use ecs_core::layout::StorageLayout;
 use ecs_core::storage::EntityPlace;
 use ecs_core::unwind::for_each_completing;
 
@@ -526,6 +527,27 @@ impl Archetypes {
     pub(crate) fn clear(&mut self) {
         self.records.clear();
         for_each_completing(self.tables.iter_mut(), Table::clear);
+    }
+
+    /// One unit per table with components (the empty set's table never holds a row), then
+    /// the bytes of the table list, graph, component index and records.
+    pub fn layout(&self, components: &Components) -> StorageLayout {
+        let (empty, tables) = self
+            .tables
+            .split_first()
+            .expect("table 0, the empty set's, always exists");
+        let mut layout = StorageLayout {
+            units: tables.iter().map(|t| t.layout(components)).collect(),
+            ..StorageLayout::default()
+        };
+        layout.add_bookkeeping("entity records", self.records.memory_usage());
+        layout.add_bookkeeping(
+            "table list",
+            self.tables.capacity() * size_of::<Table>() + empty.memory_usage(),
+        );
+        layout.add_bookkeeping("archetype graph", self.graph.memory_usage());
+        layout.add_bookkeeping("component index", self.index.memory_usage());
+        layout
     }
 
     /// Heap bytes held by tables, graph, index and records.

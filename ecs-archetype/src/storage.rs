@@ -16,6 +16,7 @@ use std::ptr::NonNull;
 use ecs_core::bundle::{Bundle, BundleInfo};
 use ecs_core::component::{Component, ComponentId, Components};
 use ecs_core::entity::Entity;
+use ecs_core::layout::StorageLayout;
 use ecs_core::storage::{NoLookup, QueryDescriptor, Storage};
 
 use crate::archetypes::Archetypes;
@@ -312,6 +313,13 @@ unsafe impl Storage for ArchetypeStorage {
 
     fn memory_usage(&self) -> usize {
         self.archetypes.memory_usage() + self.bundles.memory_usage()
+    }
+
+    /// One unit per table, then the tables' bookkeeping and the bundle cache.
+    fn layout(&self, components: &Components) -> StorageLayout {
+        let mut layout = self.archetypes.layout(components);
+        layout.add_bookkeeping("bundle cache", self.bundles.memory_usage());
+        layout
     }
 }
 

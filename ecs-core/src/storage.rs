@@ -27,6 +27,7 @@ use std::ptr::NonNull;
 use crate::bundle::{Bundle, BundleInfo};
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::Entity;
+use crate::layout::StorageLayout;
 
 /// How one slot of a query is reached within one chunk.
 pub enum ColumnAccess<'a, L> {
@@ -455,4 +456,17 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
 
     /// Heap bytes held by the storage (columns, sets, indices).
     fn memory_usage(&self) -> usize;
+
+    /// What the storage holds, unit by unit (tables, sparse sets), with its groups and the
+    /// bytes outside any unit (records, indices, caches): what
+    /// [`World::layout`](crate::World::layout) shows a learner. Component names come from
+    /// `components`, the registry.
+    ///
+    /// The layout's [`bytes`](StorageLayout::bytes) must equal
+    /// [`memory_usage`](Storage::memory_usage) (not a safety promise: the conformance suite
+    /// checks it). The default itemises nothing: one bookkeeping line with the total.
+    fn layout(&self, components: &Components) -> StorageLayout {
+        let _ = components;
+        StorageLayout::opaque(self.memory_usage())
+    }
 }

@@ -32,6 +32,7 @@ use std::ptr::NonNull;
 use ecs_core::bundle::{Bundle, BundleInfo};
 use ecs_core::component::{Component, ComponentId, Components, StorageKind};
 use ecs_core::entity::Entity;
+use ecs_core::layout::StorageLayout;
 use ecs_core::storage::{
     ColumnAccess, EntityPlace, QueryChunk, QueryDescriptor, SlotRole, Storage,
 };
@@ -589,6 +590,17 @@ unsafe impl Storage for HybridStorage {
         self.tables.memory_usage()
             + self.sparse.memory_usage()
             + self.kinds.capacity() * size_of::<Option<StorageKind>>()
+    }
+
+    /// The table half's layout, then the sparse half's, then the kind kept per component.
+    fn layout(&self, components: &Components) -> StorageLayout {
+        let mut layout = self.tables.layout(components);
+        layout.append(self.sparse.layout(components));
+        layout.add_bookkeeping(
+            "storage kind per component",
+            self.kinds.capacity() * size_of::<Option<StorageKind>>(),
+        );
+        layout
     }
 }
 

@@ -18,6 +18,7 @@ use std::ptr::NonNull;
 
 use ecs_core::bundle::{Bundle, BundleInfo, BundleVisitor};
 use ecs_core::component::{Component, ComponentId, Components};
+use ecs_core::layout::{ComponentBytes, GroupLayout, StorageLayout};
 use ecs_core::storage::{ByEntity, QueryDescriptor, Storage};
 use ecs_core::unwind::for_each_completing;
 use ecs_core::{EcsError, Entity};
@@ -35,7 +36,7 @@ use crate::sparse_set::SparseSet;
 /// * Every group in `groups` keeps the [`Group`] invariant over `sets`; `owner[c]` is the
 ///   index in `groups` of the group owning component `c` (at most one), `None` otherwise.
 /// * `set_count` is the number of `Some` in `sets`; `holders` is `Some` once it reached
-///   [`TRACK_FROM`], and then keeps the `Holders` invariant over `sets` (every entity a set
+///   `TRACK_FROM`, and then keeps the `Holders` invariant over `sets` (every entity a set
 ///   holds has that set's bit).
 #[derive(Default)]
 pub struct SparseStorage {
@@ -492,9 +493,44 @@ unsafe impl Storage for SparseStorage {
     }
 
     fn memory_usage(&self) -> usize {
-        self.sets.capacity() * std::mem::size_of::<Option<SparseSet>>()
+        self.set_table_bytes()
             + self.sets().map(SparseSet::memory_usage).sum::<usize>()
-            + self.holders.as_ref().map_or(0, Holders::memory_usage)
+            + self.holders_bytes()
+    }
+
+    /// One unit per set, in component-id order, then the groups and the set table.
+    fn layout(&self, components: &Components) -> StorageLayout {
+        let mut layout = StorageLayout {
+            units: self.sets().map(|set| set.layout(components)).collect(),
+            groups: self
+                .groups
+                .iter()
+                .map(|g| GroupLayout {
+                    components: g
+                        .owned()
+                        .iter()
+                        .map(|&c| ComponentBytes::new(c, components, 0).name)
+                        .collect(),
+                    len: g.len(),
+                })
+                .collect(),
+            bookkeeping: Vec::new(),
+        };
+        layout.add_bookkeeping("sparse set table", self.set_table_bytes());
+        layout.add_bookkeeping("sets holding each entity", self.holders_bytes());
+        layout
+    }
+}
+
+impl SparseStorage {
+    /// Bytes of the table of sets (one slot per component id up to the largest stored).
+    fn set_table_bytes(&self) -> usize {
+        self.sets.capacity() * std::mem::size_of::<Option<SparseSet>>()
+    }
+
+    /// Bytes of the per-entity masks of the sets that may hold it (kept from 32 sets on).
+    fn holders_bytes(&self) -> usize {
+        self.holders.as_ref().map_or(0, Holders::memory_usage)
     }
 }
 

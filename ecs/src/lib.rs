@@ -9,7 +9,10 @@
 //! | `hybrid` | each component type chooses ([`Component::STORAGE`]) | dense data iterates from tables, churny tags add/remove without moving rows | a query joining a table and a sparse component looks the sparse one up per row |
 //!
 //! New here? The [guide] is a tour from spawning entities to a parallel schedule with change
-//! detection, commands, resources and events, every example on this crate's `World`.
+//! detection, commands, resources and events, every example on this crate's `World`. What
+//! each backend costs, trade-off by trade-off and measured, is `docs/guide.md` in the
+//! repository; [`World::layout`](ecs_core::World::layout) shows what your backend made of
+//! your own world.
 //!
 //! Features are additive in Cargo, so when several are enabled the most specific wins:
 //! `hybrid` over `sparse` over the default `archetype`. Switch with

@@ -408,10 +408,12 @@ mod tests {
                 note: None,
                 results,
                 checksums_agree: true,
+                seconds: 0.0,
             }],
             pending: Vec::new(),
             memory_table: None,
             entity_index_table: None,
+            table_seconds: Vec::new(),
         }
     }
 

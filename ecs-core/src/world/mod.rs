@@ -8,6 +8,7 @@ mod by_id;
 mod entity_access;
 mod entity_ref;
 mod insert_remove;
+mod layout;
 mod named;
 mod properties;
 
@@ -714,13 +715,20 @@ impl<S: Storage> World<S> {
     }
 }
 
+/// `{:?}` is one line (backend, entity and component counts, bytes); `{:#?}` adds the whole
+/// [`World::layout`].
 impl<S: Storage> fmt::Debug for World<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("World")
-            .field("backend", &S::NAME)
+        let alternate = f.alternate();
+        let mut s = f.debug_struct("World");
+        s.field("backend", &S::NAME)
             .field("entities", &self.entities.len())
             .field("components", &self.components.len())
-            .finish()
+            .field("memory_usage", &self.memory_usage());
+        if alternate {
+            s.field("layout", &self.layout());
+        }
+        s.finish()
     }
 }
 
