@@ -89,6 +89,18 @@ fn insert_nth<S: Storage>(world: &mut World<S>, entity: Entity, k: usize, x: f32
     result.expect("live entity");
 }
 
+/// The four components of a seed 000 entity spawned with value `x`, in insert order (what
+/// [`insert_nth`] inserts for k = 0..4): the peers insert these one at a time.
+#[cfg_attr(not(feature = "peers"), allow(dead_code))]
+pub(crate) fn four_components(x: f32) -> (Position, Rotation, Velocity, Health) {
+    (
+        Position([x, 0.0, 0.0]),
+        Rotation([0.0, x, 0.0]),
+        Velocity([0.0, 0.0, x]),
+        Health(x as u32),
+    )
+}
+
 /// Writes component `k` of `entity`; false if it has none.
 fn write_nth<S: Storage>(world: &mut World<S>, entity: Entity, k: usize) -> bool {
     match k {
@@ -164,24 +176,29 @@ fn outcome_checksum(world_digest: u64, events: u64) -> u64 {
 }
 
 /// One ECS as the create, add and add_write_delete bodies drive it: our `World<S>` here and,
-/// with the `peers` feature, hecs, bevy_ecs and shipyard, so each body is written once for
-/// every runner.
+/// with the `peers` feature, each peer, so each body is written once for every runner.
+///
+/// The operations come a pass at a time (create n entities, spawn n entities with their
+/// components, write, despawn), so a peer whose fastest path borrows its storages once and
+/// then makes one call per entity (shipyard's views, specs' storages, bevy's cached query
+/// states) takes that path; every pass still makes one call per entity and component.
 pub(crate) trait SeedWorld: 'static {
     /// The ECS's entity handle.
     type Entity: Copy + 'static;
     /// An empty world.
     fn new_world() -> Self;
-    /// Spawns an entity with no component.
-    fn spawn_empty(&mut self) -> Self::Entity;
-    /// Inserts component `k` (0..4, see [`insert_nth`]) on `entity`.
-    fn insert_nth(&mut self, entity: Self::Entity, k: usize, x: f32);
+    /// Creates `n` entities with no component, one call each.
+    fn create_empty(&mut self, n: usize);
+    /// Spawns `n` entities: entity `i` is created with no component, then given components
+    /// 0..4 (see [`insert_nth`], value `i`) one insert at a time. `spawned` sees each handle.
+    fn spawn_four_each(&mut self, n: usize, spawned: impl FnMut(Self::Entity));
     /// Writes the four components of every entity (see [`write_nth`]); returns how many
     /// writes found their component.
     fn write_all(&mut self, entities: &[Self::Entity]) -> u64;
-    /// Despawns a live entity.
-    fn despawn(&mut self, entity: Self::Entity);
-    /// Live entities.
-    fn live(&self) -> u64;
+    /// Despawns every entity of `entities` (live ones), one call each, and empties it.
+    fn despawn_all(&mut self, entities: &mut Vec<Self::Entity>);
+    /// Live entities (counted for the checksum, untimed).
+    fn live(&mut self) -> u64;
     /// Digest of every entity's four components, over [`entity_hash`].
     fn digest(&mut self) -> u64;
 }
@@ -193,12 +210,20 @@ impl<S: Storage> SeedWorld for World<S> {
         World::new()
     }
 
-    fn spawn_empty(&mut self) -> Entity {
-        self.spawn(())
+    fn create_empty(&mut self, n: usize) {
+        for _ in 0..n {
+            self.spawn(());
+        }
     }
 
-    fn insert_nth(&mut self, entity: Entity, k: usize, x: f32) {
-        insert_nth(self, entity, k, x);
+    fn spawn_four_each(&mut self, n: usize, mut spawned: impl FnMut(Entity)) {
+        for i in 0..n {
+            let e = self.spawn(());
+            for k in 0..4 {
+                insert_nth(self, e, k, i as f32);
+            }
+            spawned(e);
+        }
     }
 
     fn write_all(&mut self, entities: &[Entity]) -> u64 {
@@ -211,11 +236,13 @@ impl<S: Storage> SeedWorld for World<S> {
         writes
     }
 
-    fn despawn(&mut self, entity: Entity) {
-        World::despawn(self, entity).expect("live entity");
+    fn despawn_all(&mut self, entities: &mut Vec<Entity>) {
+        for e in entities.drain(..) {
+            World::despawn(self, e).expect("live entity");
+        }
     }
 
-    fn live(&self) -> u64 {
+    fn live(&mut self) -> u64 {
         self.len() as u64
     }
 
@@ -228,6 +255,9 @@ impl<S: Storage> SeedWorld for World<S> {
 pub(crate) struct Outcome<W> {
     world: Option<W>,
     events: u64,
+    /// Whether the checksum's events are the world's live entities (counted untimed), not
+    /// `events`.
+    count_live: bool,
 }
 
 impl<W: SeedWorld> Outcome<W> {
@@ -235,12 +265,17 @@ impl<W: SeedWorld> Outcome<W> {
         Outcome {
             world: None,
             events: 0,
+            count_live: false,
         }
     }
 
     fn checksum(&mut self) -> u64 {
-        let world = self.world.as_mut().map_or(0, W::digest);
-        outcome_checksum(world, self.events)
+        let (world, events) = match self.world.as_mut() {
+            Some(w) if self.count_live => (w.digest(), w.live()),
+            Some(w) => (w.digest(), self.events),
+            None => (0, self.events),
+        };
+        outcome_checksum(world, events)
     }
 }
 
@@ -250,23 +285,12 @@ fn outcome<W: SeedWorld>(run: impl FnMut(&mut Outcome<W>) + 'static) -> Box<dyn 
     prepared(Outcome::<W>::new(), run, Outcome::checksum)
 }
 
-/// Spawns an entity and inserts the four components one call at a time.
-fn spawn_with_four<W: SeedWorld>(world: &mut W, i: usize) -> W::Entity {
-    let e = world.spawn_empty();
-    for k in 0..4 {
-        world.insert_nth(e, k, i as f32);
-    }
-    e
-}
-
 /// The create body on any [`SeedWorld`].
 pub(crate) fn create<W: SeedWorld>(n: usize) -> Box<dyn Prepared> {
     outcome(move |out: &mut Outcome<W>| {
         let mut world = W::new_world();
-        for _ in 0..n {
-            world.spawn_empty();
-        }
-        out.events = world.live();
+        world.create_empty(n);
+        out.count_live = true;
         out.world = Some(world);
     })
 }
@@ -275,9 +299,7 @@ pub(crate) fn create<W: SeedWorld>(n: usize) -> Box<dyn Prepared> {
 pub(crate) fn add<W: SeedWorld>(n: usize) -> Box<dyn Prepared> {
     outcome(move |out: &mut Outcome<W>| {
         let mut world = W::new_world();
-        for i in 0..n {
-            spawn_with_four(&mut world, i);
-        }
+        world.spawn_four_each(n, drop);
         out.world = Some(world);
     })
 }
@@ -289,13 +311,9 @@ pub(crate) fn add_write_delete<W: SeedWorld>(reps: usize) -> Box<dyn Prepared> {
         let mut entities = Vec::with_capacity(ENTITIES_PER_REP);
         let mut writes = 0u64;
         for _ in 0..reps {
-            for i in 0..ENTITIES_PER_REP {
-                entities.push(spawn_with_four(&mut world, i));
-            }
+            world.spawn_four_each(ENTITIES_PER_REP, |e| entities.push(e));
             writes += world.write_all(&entities);
-            for e in entities.drain(..) {
-                world.despawn(e);
-            }
+            world.despawn_all(&mut entities);
         }
         out.events = writes;
         out.world = Some(world);
