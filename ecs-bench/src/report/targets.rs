@@ -186,8 +186,9 @@ pub const TARGETS: &[Target] = &[
     Target::time("random_access", ALL, Reference::BestOf(PEERS), 0.8).because(
         "every runner reads the three components with one `get` per entity through a view \
          made once per pass (ours `QueryView`, hecs `View`, bevy_ecs `Query`, shipyard's view \
-         tuple). On the table backends that `get` is hecs's path: the record (generation \
-         checked in the same slot), the table's columns resolved once per pass, a row offset \
+         tuple, specs' `lend_join`). On the table backends that `get` is hecs's path: the \
+         record (generation checked in the same slot), the table's columns resolved once per \
+         pass, a row offset \
          (perf annotate: 32 instructions per entity against hecs's 30, nothing spilled), and \
          the same four cache misses (record, then three columns), with the samples on the \
          value loads: 1.05-1.17x hecs in the runs of 2026-11-24, under 0.8x only in a run \
@@ -199,9 +200,10 @@ pub const TARGETS: &[Target] = &[
         "creating an empty entity writes only the world's entity allocator on every backend \
          (the table backends give an entity no row and no record until its first component, \
          as the sparse backend keeps nothing for it): the time is two per-entity arrays \
-         written and grown (perf: the allocator and ~11-14 % in memmove as they double), \
-         against hecs's location array and empty-archetype row. Near the bound only when the \
-         machine is loaded (0.33-0.46x hecs in quiet runs).",
+         written and grown (perf: the allocator and ~11-14 % in memmove as they double): \
+         0.33-0.46x hecs. shipyard, with its `EntitiesViewMut` borrowed once, pushes one \
+         8-byte id per entity onto one vector: 1.9-2.6 ms for the million on 2026-11-25, \
+         against 5.6-6.8 ms here.",
     ),
     Target {
         workload: "create",
@@ -356,7 +358,8 @@ const HYBRID_VS_BEVY_SPARSE_B: [Target; 16] = per_workload(
     "`bevy_ecs (sparse B)` keeps the same components in tables and `B` in a sparse set, as \
      the hybrid backend does, and runs each workload through its fastest documented calls \
      (cached query states, `EntityWorldMut` inserts, its multi-threaded executor); on the \
-     workloads without `B` it is plain bevy_ecs.",
+     workloads without `B` it is plain bevy_ecs. On heavy_compute every runner spends about \
+     97 % of the run in the same `heavy_body`, so no storage can reach 0.7x there.",
 );
 
 /// The hybrid's joins of table components with the sparse `B` (seed 003's many-archetype
