@@ -18,8 +18,8 @@ use super::bevy_b::{stored, BevyB};
 use crate::components::*;
 use crate::workload::{prepared, Prepared};
 use crate::workloads::community::{
-    add_remove_checksum, data_digest, heavy_body, heavy_digest, insert_bundle, position_digest,
-    schedule_item_hash, value,
+    add_remove_checksum, data_digest, heavy_body, heavy_digest, insert_bundle, letters,
+    position_digest, schedule_digest, value,
 };
 
 fn positions(world: &mut World) -> u64 {
@@ -156,21 +156,13 @@ pub(super) fn prepare<Bb: BevyB>(workload: &str, n: usize) -> Option<Box<dyn Pre
                 (world, schedule),
                 |(world, schedule)| schedule.run(world),
                 |(world, _)| {
-                    let mut digest = Digest::default();
-                    let mut count = 0;
                     type Letters<'a, Bb> =
                         (&'a A, &'a Bb, Option<&'a C>, Option<&'a D>, Option<&'a E>);
-                    for (a, b, c, d, e) in world.query::<Letters<Bb>>().iter(world) {
-                        digest.add(schedule_item_hash([
-                            Some(a.0),
-                            Some(b.value()),
-                            c.map(|c| c.0),
-                            d.map(|d| d.0),
-                            e.map(|e| e.0),
-                        ]));
-                        count += 1;
-                    }
-                    digest.finish(count)
+                    let mut all = world.query::<Letters<Bb>>();
+                    schedule_digest(
+                        all.iter(world)
+                            .map(|(a, b, c, d, e)| letters(a.0, b.value(), c, d, e)),
+                    )
                 },
             )
         }

@@ -18,40 +18,30 @@ pub(crate) trait BevyB: Component<Mutability = Mutable> + Copy {
     fn value_mut(&mut self) -> &mut f32;
 }
 
-impl BevyB for B {
-    #[inline(always)]
-    fn new(x: f32) -> Self {
-        B(x)
-    }
-    #[inline(always)]
-    fn value(&self) -> f32 {
-        self.0
-    }
-    #[inline(always)]
-    fn value_mut(&mut self) -> &mut f32 {
-        &mut self.0
-    }
-}
-
 /// `B` in a sparse set: what `#[component(storage = "sparse")]` is in our hybrid backend.
 #[derive(Clone, Copy, Debug, PartialEq, Component)]
 #[component(storage = "SparseSet")]
 pub(crate) struct SparseB(f32);
 
-impl BevyB for SparseB {
-    #[inline(always)]
-    fn new(x: f32) -> Self {
-        SparseB(x)
-    }
-    #[inline(always)]
-    fn value(&self) -> f32 {
-        self.0
-    }
-    #[inline(always)]
-    fn value_mut(&mut self) -> &mut f32 {
-        &mut self.0
-    }
+macro_rules! bevy_b {
+    ($($name:ident),*) => {$(
+        impl BevyB for $name {
+            #[inline(always)]
+            fn new(x: f32) -> Self {
+                $name(x)
+            }
+            #[inline(always)]
+            fn value(&self) -> f32 {
+                self.0
+            }
+            #[inline(always)]
+            fn value_mut(&mut self) -> &mut f32 {
+                &mut self.0
+            }
+        }
+    )*};
 }
+bevy_b!(B, SparseB);
 
 /// A letter component as a bevy runner spawns it: itself, but `B` as the runner's `Bb`.
 pub(crate) trait Letter<Bb> {

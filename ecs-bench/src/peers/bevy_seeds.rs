@@ -15,7 +15,7 @@ use bevy_ecs::world::World;
 use super::bevy_b::{stored, BevyB};
 use crate::components::*;
 use crate::workload::{prepared, Prepared};
-use crate::workloads::seed000::{self, entity_hash, four_components, SeedWorld};
+use crate::workloads::seed000::{four_components, seed_digest, write_four, SeedItem, SeedWorld};
 use crate::workloads::seed003::{
     access_checksum, access_term, insert_extras, query_base, query_checksum, query_step,
     shuffled_order, spawn_by_archetype, QUERY_MASKS,
@@ -69,10 +69,7 @@ impl SeedWorld for BevySeed {
         let mut writes = 0;
         for &e in entities {
             let (p, r, v, h) = query.get_mut(e).expect("live entity");
-            writes += u64::from(p.map(|mut c| c.0[0] += 1.0).is_some());
-            writes += u64::from(r.map(|mut c| c.0[1] += 1.0).is_some());
-            writes += u64::from(v.map(|mut c| c.0[2] += 1.0).is_some());
-            writes += u64::from(h.map(|mut c| c.0 += 1).is_some());
+            writes += write_four(p, r, v, h);
         }
         writes
     }
@@ -89,35 +86,13 @@ impl SeedWorld for BevySeed {
     }
 
     fn digest(&mut self) -> u64 {
-        type All<'a> = (
-            Option<&'a Position>,
-            Option<&'a Rotation>,
-            Option<&'a Velocity>,
-            Option<&'a Health>,
-        );
-        let mut digest = Digest::default();
-        let mut count = 0;
-        let mut all = self.world.query_filtered::<All, Without<IsResource>>();
-        for (p, r, v, h) in all.iter(&self.world) {
-            digest.add(entity_hash(p, r, v, h));
-            count += 1;
-        }
-        digest.finish(count)
+        let mut all = self.world.query_filtered::<SeedItem, Without<IsResource>>();
+        seed_digest(all.iter(&self.world))
     }
 }
 
 pub(super) fn prepare<Bb: BevyB>(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
-    Some(match workload {
-        "create" => seed000::create::<BevySeed>(n),
-        "add" => seed000::add::<BevySeed>(n),
-        "add_write_delete" => seed000::add_write_delete::<BevySeed>(n),
-        "random_access" => random_access::<Bb>(n),
-        "query_1" => queries::<Bb>(1, n),
-        "query_2" => queries::<Bb>(2, n),
-        "query_3" => queries::<Bb>(3, n),
-        "query_4" => queries::<Bb>(4, n),
-        _ => return None,
-    })
+    super::seed_workload::<BevySeed>(workload, n, random_access::<Bb>, queries::<Bb>)
 }
 
 fn random_access<Bb: BevyB>(n: usize) -> Box<dyn Prepared> {

@@ -11,7 +11,7 @@ use hecs::{Entity, World};
 
 use crate::components::*;
 use crate::workload::{prepared, Prepared};
-use crate::workloads::seed000::{self, entity_hash, four_components, SeedWorld};
+use crate::workloads::seed000::{four_components, seed_digest, write_four, SeedItem, SeedWorld};
 use crate::workloads::seed003::{
     access_checksum, access_term, insert_extras, query_base, query_checksum, query_step,
     shuffled_order, spawn_by_archetype, QUERY_MASKS,
@@ -55,10 +55,7 @@ impl SeedWorld for World {
         let mut writes = 0;
         for &e in entities {
             let (p, r, v, h) = view.get_mut(e).expect("live entity");
-            writes += u64::from(p.map(|c| c.0[0] += 1.0).is_some());
-            writes += u64::from(r.map(|c| c.0[1] += 1.0).is_some());
-            writes += u64::from(v.map(|c| c.0[2] += 1.0).is_some());
-            writes += u64::from(h.map(|c| c.0 += 1).is_some());
+            writes += write_four(p, r, v, h);
         }
         writes
     }
@@ -74,34 +71,12 @@ impl SeedWorld for World {
     }
 
     fn digest(&mut self) -> u64 {
-        type All<'a> = (
-            Option<&'a Position>,
-            Option<&'a Rotation>,
-            Option<&'a Velocity>,
-            Option<&'a Health>,
-        );
-        let mut digest = Digest::default();
-        let mut count = 0;
-        for (p, r, v, h) in self.query_mut::<All>() {
-            digest.add(entity_hash(p, r, v, h));
-            count += 1;
-        }
-        digest.finish(count)
+        seed_digest(self.query_mut::<SeedItem>().into_iter())
     }
 }
 
 pub(super) fn prepare(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
-    Some(match workload {
-        "create" => seed000::create::<World>(n),
-        "add" => seed000::add::<World>(n),
-        "add_write_delete" => seed000::add_write_delete::<World>(n),
-        "random_access" => random_access(n),
-        "query_1" => queries(1, n),
-        "query_2" => queries(2, n),
-        "query_3" => queries(3, n),
-        "query_4" => queries(4, n),
-        _ => return None,
-    })
+    super::seed_workload::<World>(workload, n, random_access, queries)
 }
 
 fn random_access(n: usize) -> Box<dyn Prepared> {

@@ -84,6 +84,22 @@ pub const WORKLOADS: [&str; 14] = [
 /// `ChildOf` / `Children` (hecs, shipyard and specs have no hierarchy of their own).
 pub const BEVY_ONLY: [&str; 2] = ["relationship", "relationship_traversal"];
 
+/// Every workload bevy_ecs (and `bevy_ecs (sparse B)`) runs: [`WORKLOADS`], then
+/// [`BEVY_ONLY`].
+pub const BEVY_WORKLOADS: [&str; 16] = {
+    let mut all = [""; 16];
+    let mut i = 0;
+    while i < all.len() {
+        all[i] = if i < WORKLOADS.len() {
+            WORKLOADS[i]
+        } else {
+            BEVY_ONLY[i - WORKLOADS.len()]
+        };
+        i += 1;
+    }
+    all
+};
+
 impl Peer {
     /// Every peer compiled in (none without the `peers` feature).
     pub const ALL: &'static [Peer] = &[
@@ -166,6 +182,31 @@ impl Peer {
             }
         }
     }
+}
+
+/// The seed 000 and seed 003 workloads of a peer: the seed 000 bodies on its [`SeedWorld`]
+/// `W`, and its own random_access and query_1..4 (given the arity) bodies.
+///
+/// [`SeedWorld`]: crate::workloads::seed000::SeedWorld
+#[cfg(feature = "peers")]
+fn seed_workload<W: crate::workloads::seed000::SeedWorld>(
+    workload: &str,
+    n: usize,
+    random_access: impl FnOnce(usize) -> Box<dyn Prepared>,
+    queries: impl FnOnce(usize, usize) -> Box<dyn Prepared>,
+) -> Option<Box<dyn Prepared>> {
+    use crate::workloads::seed000;
+    Some(match workload {
+        "create" => seed000::create::<W>(n),
+        "add" => seed000::add::<W>(n),
+        "add_write_delete" => seed000::add_write_delete::<W>(n),
+        "random_access" => random_access(n),
+        "query_1" => queries(1, n),
+        "query_2" => queries(2, n),
+        "query_3" => queries(3, n),
+        "query_4" => queries(4, n),
+        _ => return None,
+    })
 }
 
 /// bevy_ecs with `Bb` as its `B` component (table or sparse set).

@@ -13,8 +13,8 @@ use shipyard::{
 use crate::components::*;
 use crate::workload::{prepared, Prepared};
 use crate::workloads::community::{
-    add_remove_checksum, data_digest, heavy_body, heavy_digest, insert_bundle, position_digest,
-    schedule_item_hash, value,
+    add_remove_checksum, data_digest, heavy_body, heavy_digest, insert_bundle, letters,
+    position_digest, schedule_digest, value,
 };
 
 fn positions(world: &mut World) -> u64 {
@@ -156,19 +156,10 @@ pub(super) fn prepare(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
                 |world| {
                     world.run(
                         |a: View<A>, b: View<B>, c: View<C>, d: View<D>, e: View<E>| {
-                            let mut digest = Digest::default();
-                            let mut count = 0;
-                            for (id, (a, b)) in (&a, &b).iter().with_id() {
-                                digest.add(schedule_item_hash([
-                                    Some(a.0),
-                                    Some(b.0),
-                                    (&c).get(id).ok().map(|c| c.0),
-                                    (&d).get(id).ok().map(|d| d.0),
-                                    (&e).get(id).ok().map(|e| e.0),
-                                ]));
-                                count += 1;
-                            }
-                            digest.finish(count)
+                            schedule_digest((&a, &b).iter().with_id().map(|(id, (a, b))| {
+                                let (c, d, e) = ((&c).get(id), (&d).get(id), (&e).get(id));
+                                letters(a.0, b.0, c.ok(), d.ok(), e.ok())
+                            }))
                         },
                     )
                 },

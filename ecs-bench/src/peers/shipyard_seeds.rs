@@ -15,7 +15,7 @@ use shipyard::{
 
 use crate::components::*;
 use crate::workload::{prepared, Prepared};
-use crate::workloads::seed000::{self, entity_hash, four_components, SeedWorld};
+use crate::workloads::seed000::{four_components, seed_digest, write_four, SeedWorld};
 use crate::workloads::seed003::{
     access_checksum, access_term, insert_extras, query_base, query_checksum, query_step,
     shuffled_order, spawn_by_archetype, QUERY_MASKS,
@@ -64,10 +64,9 @@ impl SeedWorld for World {
         self.run(|(mut p, mut r, mut v, mut h): Writes<'_>| {
             let mut writes = 0;
             for &e in entities {
-                writes += u64::from((&mut p).get(e).map(|mut c| c.0[0] += 1.0).is_ok());
-                writes += u64::from((&mut r).get(e).map(|mut c| c.0[1] += 1.0).is_ok());
-                writes += u64::from((&mut v).get(e).map(|mut c| c.0[2] += 1.0).is_ok());
-                writes += u64::from((&mut h).get(e).map(|mut c| c.0 += 1).is_ok());
+                let (pc, rc) = ((&mut p).get(e).ok(), (&mut r).get(e).ok());
+                let (vc, hc) = ((&mut v).get(e).ok(), (&mut h).get(e).ok());
+                writes += write_four(pc, rc, vc, hc);
             }
             writes
         })
@@ -92,35 +91,17 @@ impl SeedWorld for World {
              r: View<Rotation>,
              v: View<Velocity>,
              h: View<Health>| {
-                let mut digest = Digest::default();
-                let mut count = 0;
-                for e in entities.iter() {
-                    digest.add(entity_hash(
-                        (&p).get(e).ok(),
-                        (&r).get(e).ok(),
-                        (&v).get(e).ok(),
-                        (&h).get(e).ok(),
-                    ));
-                    count += 1;
-                }
-                digest.finish(count)
+                seed_digest(entities.iter().map(|e| {
+                    let (p, r, v, h) = ((&p).get(e), (&r).get(e), (&v).get(e), (&h).get(e));
+                    (p.ok(), r.ok(), v.ok(), h.ok())
+                }))
             },
         )
     }
 }
 
 pub(super) fn prepare(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
-    Some(match workload {
-        "create" => seed000::create::<World>(n),
-        "add" => seed000::add::<World>(n),
-        "add_write_delete" => seed000::add_write_delete::<World>(n),
-        "random_access" => random_access(n),
-        "query_1" => queries(1, n),
-        "query_2" => queries(2, n),
-        "query_3" => queries(3, n),
-        "query_4" => queries(4, n),
-        _ => return None,
-    })
+    super::seed_workload::<World>(workload, n, random_access, queries)
 }
 
 fn random_access(n: usize) -> Box<dyn Prepared> {

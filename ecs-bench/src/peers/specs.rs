@@ -12,8 +12,8 @@ use specs::World;
 use crate::components::*;
 use crate::workload::{prepared, Prepared};
 use crate::workloads::community::{
-    add_remove_checksum, data_digest, heavy_body, heavy_digest, insert_bundle, position_digest,
-    schedule_item_hash, value,
+    add_remove_checksum, data_digest, heavy_body, heavy_digest, insert_bundle, letters,
+    position_digest, schedule_digest, value,
 };
 
 /// A world with storages for `$component`s (specs needs each registered before a fetch).
@@ -57,34 +57,25 @@ fn spawn_bundles(world: &mut World, n: usize) -> Vec<Entity> {
     entities
 }
 
-struct Ab;
-impl<'a> System<'a> for Ab {
-    type SystemData = (WriteStorage<'a, A>, WriteStorage<'a, B>);
-    fn run(&mut self, (mut a, mut b): Self::SystemData) {
-        (&mut a, &mut b)
-            .join()
-            .for_each(|(a, b)| std::mem::swap(&mut a.0, &mut b.0));
-    }
+/// The schedule's systems: `$system` swaps the values of its two letters on every entity
+/// holding both.
+macro_rules! swap_systems {
+    ($($system:ident: $x:ident, $y:ident;)*) => {$(
+        struct $system;
+        impl<'a> System<'a> for $system {
+            type SystemData = (WriteStorage<'a, $x>, WriteStorage<'a, $y>);
+            fn run(&mut self, (mut x, mut y): Self::SystemData) {
+                (&mut x, &mut y)
+                    .join()
+                    .for_each(|(x, y)| std::mem::swap(&mut x.0, &mut y.0));
+            }
+        }
+    )*};
 }
-
-struct Cd;
-impl<'a> System<'a> for Cd {
-    type SystemData = (WriteStorage<'a, C>, WriteStorage<'a, D>);
-    fn run(&mut self, (mut c, mut d): Self::SystemData) {
-        (&mut c, &mut d)
-            .join()
-            .for_each(|(c, d)| std::mem::swap(&mut c.0, &mut d.0));
-    }
-}
-
-struct Ce;
-impl<'a> System<'a> for Ce {
-    type SystemData = (WriteStorage<'a, C>, WriteStorage<'a, E>);
-    fn run(&mut self, (mut c, mut e): Self::SystemData) {
-        (&mut c, &mut e)
-            .join()
-            .for_each(|(c, e)| std::mem::swap(&mut c.0, &mut e.0));
-    }
+swap_systems! {
+    Ab: A, B;
+    Cd: C, D;
+    Ce: C, E;
 }
 
 pub(super) fn prepare(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
@@ -183,35 +174,21 @@ pub(super) fn prepare(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
         }
         "schedule" => {
             let mut world = world_with!(A, B, C, D, E);
-            for i in 0..n {
-                let (a, b) = (A(value(i, 0)), B(value(i, 1)));
-                world.create_entity().with(a).with(b).build();
-            }
-            for i in 0..n {
-                let (a, b, c) = (A(value(i, 0)), B(value(i, 1)), C(value(i, 2)));
-                world.create_entity().with(a).with(b).with(c).build();
-            }
-            for i in 0..n {
-                let (a, b, c) = (A(value(i, 0)), B(value(i, 1)), C(value(i, 2)));
-                let d = D(value(i, 3));
-                world
-                    .create_entity()
-                    .with(a)
-                    .with(b)
-                    .with(c)
-                    .with(d)
-                    .build();
-            }
-            for i in 0..n {
-                let (a, b, c) = (A(value(i, 0)), B(value(i, 1)), C(value(i, 2)));
-                let e = E(value(i, 3));
-                world
-                    .create_entity()
-                    .with(a)
-                    .with(b)
-                    .with(c)
-                    .with(e)
-                    .build();
+            // The four groups: (A, B), (A, B, C), (A, B, C, D), (A, B, C, E).
+            for group in 0..4 {
+                for i in 0..n {
+                    let (a, b) = (A(value(i, 0)), B(value(i, 1)));
+                    let mut entity = world.create_entity().with(a).with(b);
+                    if group > 0 {
+                        entity = entity.with(C(value(i, 2)));
+                    }
+                    match group {
+                        2 => entity = entity.with(D(value(i, 3))),
+                        3 => entity = entity.with(E(value(i, 3))),
+                        _ => {}
+                    }
+                    entity.build();
+                }
             }
             let mut dispatcher = DispatcherBuilder::new()
                 .with(Ab, "ab", &[])
@@ -231,19 +208,11 @@ pub(super) fn prepare(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
                         ReadStorage<'a, E>,
                     );
                     let (a, b, c, d, e) = world.system_data::<Letters>();
-                    let mut digest = Digest::default();
-                    let mut count = 0;
-                    for (a, b, c, d, e) in (&a, &b, c.maybe(), d.maybe(), e.maybe()).join() {
-                        digest.add(schedule_item_hash([
-                            Some(a.0),
-                            Some(b.0),
-                            c.map(|c| c.0),
-                            d.map(|d| d.0),
-                            e.map(|e| e.0),
-                        ]));
-                        count += 1;
-                    }
-                    digest.finish(count)
+                    schedule_digest(
+                        (&a, &b, c.maybe(), d.maybe(), e.maybe())
+                            .join()
+                            .map(|(a, b, c, d, e)| letters(a.0, b.0, c, d, e)),
+                    )
                 },
             )
         }

@@ -16,7 +16,7 @@ use specs::World;
 use super::specs::world_with;
 use crate::components::*;
 use crate::workload::{prepared, Prepared};
-use crate::workloads::seed000::{self, entity_hash, four_components, SeedWorld};
+use crate::workloads::seed000::{four_components, seed_digest, write_four, SeedWorld};
 use crate::workloads::seed003::{
     access_checksum, access_term, insert_extras, query_base, query_checksum, query_step,
     shuffled_order, spawn_by_archetype, QUERY_MASKS,
@@ -79,10 +79,7 @@ impl SeedWorld for SpecsSeed {
         let mut writes = 0;
         for &e in entities {
             let (p, r, v, h) = four.get(e, &all).expect("live entity");
-            writes += u64::from(p.map(|c| c.0[0] += 1.0).is_some());
-            writes += u64::from(r.map(|c| c.0[1] += 1.0).is_some());
-            writes += u64::from(v.map(|c| c.0[2] += 1.0).is_some());
-            writes += u64::from(h.map(|c| c.0 += 1).is_some());
+            writes += write_four(p, r, v, h);
         }
         writes
     }
@@ -103,28 +100,13 @@ impl SeedWorld for SpecsSeed {
 
     fn digest(&mut self) -> u64 {
         let (all, (p, r, v, h)) = self.0.system_data::<(Entities, Four)>();
-        let mut digest = Digest::default();
-        let mut count = 0;
-        for (_, p, r, v, h) in (&all, p.maybe(), r.maybe(), v.maybe(), h.maybe()).join() {
-            digest.add(entity_hash(p, r, v, h));
-            count += 1;
-        }
-        digest.finish(count)
+        let items = (&all, p.maybe(), r.maybe(), v.maybe(), h.maybe()).join();
+        seed_digest(items.map(|(_, p, r, v, h)| (p, r, v, h)))
     }
 }
 
 pub(super) fn prepare(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
-    Some(match workload {
-        "create" => seed000::create::<SpecsSeed>(n),
-        "add" => seed000::add::<SpecsSeed>(n),
-        "add_write_delete" => seed000::add_write_delete::<SpecsSeed>(n),
-        "random_access" => random_access(n),
-        "query_1" => queries(1, n),
-        "query_2" => queries(2, n),
-        "query_3" => queries(3, n),
-        "query_4" => queries(4, n),
-        _ => return None,
-    })
+    super::seed_workload::<SpecsSeed>(workload, n, random_access, queries)
 }
 
 fn random_access(n: usize) -> Box<dyn Prepared> {

@@ -8,6 +8,8 @@
 //! seed's tests; it is dropped untimed, so no workload here is repeatable (a second run on
 //! the same state would time the first run's world being dropped).
 
+use std::ops::DerefMut;
+
 use ecs_core::{Entity, Storage, World};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -101,6 +103,22 @@ pub(crate) fn four_components(x: f32) -> (Position, Rotation, Velocity, Health) 
     )
 }
 
+/// The writes of [`write_nth`] for k = 0..4 on one entity's components, each where it has
+/// it (any mutable handle: `&mut`, or a peer's change-tracking guard); how many it wrote. The
+/// peers' write passes use it.
+#[cfg_attr(not(feature = "peers"), allow(dead_code))]
+pub(crate) fn write_four(
+    p: Option<impl DerefMut<Target = Position>>,
+    r: Option<impl DerefMut<Target = Rotation>>,
+    v: Option<impl DerefMut<Target = Velocity>>,
+    h: Option<impl DerefMut<Target = Health>>,
+) -> u64 {
+    u64::from(p.map(|mut c| c.0[0] += 1.0).is_some())
+        + u64::from(r.map(|mut c| c.0[1] += 1.0).is_some())
+        + u64::from(v.map(|mut c| c.0[2] += 1.0).is_some())
+        + u64::from(h.map(|mut c| c.0 += 1).is_some())
+}
+
 /// Writes component `k` of `entity`; false if it has none.
 fn write_nth<S: Storage>(world: &mut World<S>, entity: Entity, k: usize) -> bool {
     match k {
@@ -134,27 +152,31 @@ fn has_nth<S: Storage>(world: &World<S>, entity: Entity, k: usize) -> bool {
 
 /// Digest of every entity's four components (absent ones count as absent).
 fn world_digest<S: Storage>(world: &mut World<S>) -> u64 {
-    type All<'a> = (
-        Option<&'a Position>,
-        Option<&'a Rotation>,
-        Option<&'a Velocity>,
-        Option<&'a Health>,
-    );
-    let mut digest = Digest::default();
-    let mut count = 0;
     // `Entity` makes the query match every entity, whatever it holds.
-    world
-        .query::<(Entity, All)>()
-        .for_each(|(_, (p, r, v, h))| {
-            digest.add(entity_hash(p, r, v, h));
-            count += 1;
-        });
+    seed_digest(world.query::<(Entity, SeedItem)>().map(|(_, item)| item))
+}
+
+/// One entity's four components, each where it has it: what a world digest hashes.
+pub(crate) type SeedItem<'a> = (
+    Option<&'a Position>,
+    Option<&'a Rotation>,
+    Option<&'a Velocity>,
+    Option<&'a Health>,
+);
+
+/// The digest of a world: every entity's [`entity_hash`], with their count. Peers digest
+/// their worlds with it too, so their checksums match ours.
+pub(crate) fn seed_digest<'a>(entities: impl Iterator<Item = SeedItem<'a>>) -> u64 {
+    let mut digest = Digest::default();
+    let count = entities.fold(0, |count, (p, r, v, h)| {
+        digest.add(entity_hash(p, r, v, h));
+        count + 1
+    });
     digest.finish(count)
 }
 
 /// One entity's hash in a world digest: its four components, absent ones counting as absent.
-/// Peers hash their worlds with it too, so their checksums match ours.
-pub(crate) fn entity_hash(
+fn entity_hash(
     p: Option<&Position>,
     r: Option<&Rotation>,
     v: Option<&Velocity>,
