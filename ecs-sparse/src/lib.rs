@@ -78,6 +78,7 @@
 //! ```
 
 pub mod group;
+mod holders;
 pub mod query;
 pub mod sparse_array;
 pub mod sparse_set;

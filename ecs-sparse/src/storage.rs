@@ -23,6 +23,7 @@ use ecs_core::unwind::for_each_completing;
 use ecs_core::{EcsError, Entity};
 
 use crate::group::Group;
+use crate::holders::{self, Holders, TRACK_FROM};
 use crate::query::{Driver, SparseChunk, SparseChunks};
 use crate::sparse_set::SparseSet;
 
@@ -33,11 +34,18 @@ use crate::sparse_set::SparseSet;
 ///   registered info), and only entities the world holds live.
 /// * Every group in `groups` keeps the [`Group`] invariant over `sets`; `owner[c]` is the
 ///   index in `groups` of the group owning component `c` (at most one), `None` otherwise.
+/// * `set_count` is the number of `Some` in `sets`; `holders` is `Some` once it reached
+///   [`TRACK_FROM`], and then keeps the `Holders` invariant over `sets` (every entity a set
+///   holds has that set's bit).
 #[derive(Default)]
 pub struct SparseStorage {
     sets: Vec<Option<SparseSet>>,
     groups: Vec<Group>,
     owner: Vec<Option<usize>>,
+    set_count: usize,
+    /// Which sets may hold each entity, kept once there are many sets, so a despawn asks
+    /// those sets only (see the `holders` module).
+    holders: Option<Holders>,
 }
 
 impl SparseStorage {
@@ -47,6 +55,8 @@ impl SparseStorage {
             sets: Vec::new(),
             groups: Vec::new(),
             owner: Vec::new(),
+            set_count: 0,
+            holders: None,
         }
     }
 
@@ -64,8 +74,17 @@ impl SparseStorage {
     /// After `entity` gained `component`: joins its group's packed range if now complete.
     #[inline]
     fn gained(&mut self, entity: Entity, component: ComponentId) {
+        self.mark(entity, holders::bit(component));
         if let Some(g) = self.owner(component) {
             self.groups[g].enter(&mut self.sets, entity);
+        }
+    }
+
+    /// Records in the holders (when kept) that the sets of `bits` may hold `entity`.
+    #[inline]
+    fn mark(&mut self, entity: Entity, bits: u64) {
+        if let Some(holders) = &mut self.holders {
+            holders.mark(entity, bits);
         }
     }
 
@@ -96,11 +115,25 @@ impl SparseStorage {
     /// The set of `component`, created from its registered info on first use.
     #[inline]
     fn set_mut(&mut self, component: ComponentId, components: &Components) -> &mut SparseSet {
+        if self.sets.get(component.index()).is_none_or(Option::is_none) {
+            self.create_set(component, components);
+        }
+        self.sets[component.index()]
+            .as_mut()
+            .expect("created above")
+    }
+
+    /// Creates the set of `component`; with the [`TRACK_FROM`]th set, starts keeping holders.
+    #[cold]
+    fn create_set(&mut self, component: ComponentId, components: &Components) {
         if component.index() >= self.sets.len() {
             self.sets.resize_with(component.index() + 1, || None);
         }
-        self.sets[component.index()]
-            .get_or_insert_with(|| SparseSet::new(components.info(component)))
+        self.sets[component.index()] = Some(SparseSet::new(components.info(component)));
+        self.set_count += 1;
+        if self.holders.is_none() && self.set_count >= TRACK_FROM {
+            self.holders = Some(Holders::build(&self.sets));
+        }
     }
 }
 
@@ -199,6 +232,12 @@ impl Drop for TakenSets<'_> {
         for (&id, set) in self.ids.iter().zip(self.sets.drain(..)) {
             self.storage.sets[id.index()] = Some(set);
         }
+        if let Some(holders) = &mut self.storage.holders {
+            let bits = holders::bits(self.ids);
+            for &entity in &self.batch {
+                holders.mark(entity, bits);
+            }
+        }
         let (sets, batch) = (&mut self.storage.sets, &self.batch);
         for_each_completing(self.ids.iter(), |id| {
             if let Some(set) = sets[id.index()].as_mut() {
@@ -270,6 +309,7 @@ unsafe impl Storage for SparseStorage {
             ids: info.components(),
             components,
         });
+        self.mark(entity, holders::bits(info.components()));
         if !self.groups.is_empty() {
             for &id in info.components() {
                 self.gained(entity, id);
@@ -342,8 +382,9 @@ unsafe impl Storage for SparseStorage {
         }
     }
 
-    /// Removes the entity from every set holding it: O(number of component types), since an
-    /// entity keeps no list of its components here.
+    /// Removes the entity from every set holding it. An entity keeps no list of its
+    /// components here, so this asks every set (O(component types)), or, once the storage
+    /// keeps holders (many sets), only the sets the entity's mask names.
     fn despawn(&mut self, entity: Entity) {
         if self.sets.is_empty() {
             return;
@@ -351,7 +392,17 @@ unsafe impl Storage for SparseStorage {
         for group in &mut self.groups {
             group.leave(&mut self.sets, entity);
         }
-        for_each_completing(self.sets.iter_mut().flatten(), |set| {
+        let mask = match &mut self.holders {
+            Some(holders) => holders.take(entity),
+            None => u64::MAX,
+        };
+        let candidates = self
+            .sets
+            .iter_mut()
+            .enumerate()
+            .filter(|(i, _)| mask >> (i % 64) & 1 != 0)
+            .filter_map(|(_, set)| set.as_mut());
+        for_each_completing(candidates, |set| {
             set.remove_and_drop(entity);
         });
     }
@@ -420,6 +471,9 @@ unsafe impl Storage for SparseStorage {
 
     fn clear(&mut self) {
         self.groups.iter_mut().for_each(Group::clear);
+        if let Some(holders) = &mut self.holders {
+            holders.clear();
+        }
         for_each_completing(self.sets.iter_mut().flatten(), SparseSet::clear);
     }
 
@@ -440,6 +494,7 @@ unsafe impl Storage for SparseStorage {
     fn memory_usage(&self) -> usize {
         self.sets.capacity() * std::mem::size_of::<Option<SparseSet>>()
             + self.sets().map(SparseSet::memory_usage).sum::<usize>()
+            + self.holders.as_ref().map_or(0, Holders::memory_usage)
     }
 }
 
