@@ -19,6 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use ecs_core::blob::BlobVec;
 use ecs_core::component::{ComponentId, Components};
 use ecs_core::entity::Entity;
+use ecs_core::layout::StorageLayout;
 use ecs_core::storage::{ColumnValues, EntityPlace};
 use ecs_core::unwind::for_each_completing;
 
@@ -146,6 +147,7 @@ impl Archetypes {
     /// The entities of `alive` (the world's live entities) that have no row, as maximal runs
     /// of consecutive entries: what a query requiring no component yields besides the
     /// tables' rows (see [`RowlessRuns`]).
+    #[inline]
     pub fn rowless_runs<'a>(&'a self, alive: &'a [Entity]) -> RowlessRuns<'a> {
         RowlessRuns {
             alive,
@@ -560,6 +562,27 @@ impl Archetypes {
         for_each_completing(self.tables.iter_mut(), Table::clear);
     }
 
+    /// One unit per table with components (the empty set's table never holds a row), then
+    /// the bytes of the table list, graph, component index and records.
+    pub fn layout(&self, components: &Components) -> StorageLayout {
+        let (empty, tables) = self
+            .tables
+            .split_first()
+            .expect("table 0, the empty set's, always exists");
+        let mut layout = StorageLayout {
+            units: tables.iter().map(|t| t.layout(components)).collect(),
+            ..StorageLayout::default()
+        };
+        layout.add_bookkeeping("entity records", self.records.memory_usage());
+        layout.add_bookkeeping(
+            "table list",
+            self.tables.capacity() * size_of::<Table>() + empty.memory_usage(),
+        );
+        layout.add_bookkeeping("archetype graph", self.graph.memory_usage());
+        layout.add_bookkeeping("component index", self.index.memory_usage());
+        layout
+    }
+
     /// Heap bytes held by tables, graph, index and records.
     pub fn memory_usage(&self) -> usize {
         let tables: usize = self.tables.iter().map(Table::memory_usage).sum();
@@ -570,9 +593,9 @@ impl Archetypes {
             + self.records.memory_usage()
     }
 
-    /// Checks every invariant of the type (tests only).
-    #[cfg(test)]
-    pub(crate) fn assert_consistent(&self) {
+    /// Checks every invariant of the type, panicking at the first broken one: for the tests
+    /// of this storage and of storages built on it (the hybrid backend's).
+    pub fn assert_consistent(&self) {
         let mut rows = 0;
         for (i, table) in self.tables.iter().enumerate() {
             assert_eq!(table.id().index(), i);

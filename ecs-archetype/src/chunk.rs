@@ -76,6 +76,7 @@ pub struct ArchetypeChunks<'a> {
 impl<'a> ArchetypeChunks<'a> {
     /// The chunks of `cache`'s matched tables among `archetypes`' tables; `alive` is every
     /// live entity of the world (where rowless entities are found).
+    #[inline]
     pub(crate) fn new(
         archetypes: &'a Archetypes,
         cache: &'a QueryCache,

@@ -39,8 +39,8 @@
 //! the hole (so another entity's [`record`] changes too). Finding the destination is
 //! made cheap by the [archetype graph](graph), which caches "table + component → table"
 //! edges, but the copy itself is proportional to the entity's size. Components toggled every
-//! frame are better kept in sparse sets; the hybrid backend ([`HybridStorage`]) lets each
-//! component type choose.
+//! frame are better kept in sparse sets; the hybrid backend (the `ecs-hybrid` crate, built on
+//! this one and `ecs-sparse`) lets each component type choose.
 //!
 //! ## Layers
 //! * [`table`]: type-erased columns ([`BlobVec`](ecs_core::blob::BlobVec)) plus an entity
@@ -50,6 +50,8 @@
 //! * [`archetypes`]: those four kept in step; independent of which components go in tables.
 //! * [`bundle_cache`], [`query_cache`], [`chunk`], and [`ArchetypeStorage`]: the
 //!   [`Storage`](ecs_core::Storage) implementation.
+//! * [`split`]: how a storage built on these tables keeps some components elsewhere (the
+//!   hybrid backend's sparse components), sharing the spawn path above.
 //!
 //! ```
 //! use ecs_archetype::ArchetypeStorage;
@@ -73,11 +75,10 @@ pub mod bundle_cache;
 pub mod chunk;
 pub mod component_index;
 pub mod graph;
-pub mod hybrid;
 pub mod query_cache;
 pub mod record;
+pub mod split;
 mod storage;
 pub mod table;
 
-pub use hybrid::HybridStorage;
 pub use storage::ArchetypeStorage;

@@ -88,7 +88,9 @@ impl QueryCache {
         );
     }
 
-    /// Examines the tables created since the last update.
+    /// Examines the tables created since the last update. Inline: a query runs it every
+    /// time, and it usually finds no new table (two compares).
+    #[inline]
     pub(crate) fn update(&mut self, archetypes: &Archetypes, descriptor: &QueryDescriptor) {
         let slots = descriptor.slots().len();
         if self.owner != Some(archetypes.id()) || self.slots != slots {
@@ -98,11 +100,16 @@ impl QueryCache {
                 ..QueryCache::default()
             };
         }
+        if self.examined != archetypes.tables().len() {
+            self.examine_new(archetypes, descriptor);
+        }
+    }
+
+    /// The tables created since the last update, each added to the matches if it fits.
+    #[inline(never)]
+    fn examine_new(&mut self, archetypes: &Archetypes, descriptor: &QueryDescriptor) {
         let tables = archetypes.tables();
         let since = self.examined;
-        if since == tables.len() {
-            return;
-        }
         let index = archetypes.component_index();
         let rarest = descriptor
             .required()

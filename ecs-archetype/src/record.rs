@@ -131,8 +131,7 @@ impl Records {
         self.slots.clear();
     }
 
-    /// Number of slots (vacant or not), for consistency checks in tests.
-    #[cfg(test)]
+    /// Number of slots (vacant or not), for consistency checks.
     pub(crate) fn slots_len(&self) -> usize {
         self.slots.len()
     }

@@ -13,16 +13,17 @@
 
 use std::ptr::NonNull;
 
-use ecs_core::blob::BlobVec;
-use ecs_core::bundle::{Bundle, BundleInfo, BundleVisitor};
+use ecs_core::bundle::{Bundle, BundleInfo};
 use ecs_core::component::{Component, ComponentId, Components};
 use ecs_core::entity::Entity;
+use ecs_core::layout::StorageLayout;
 use ecs_core::storage::{ColumnValues, NoLookup, QueryDescriptor, Storage};
 
 use crate::archetypes::Archetypes;
 use crate::bundle_cache::BundleCache;
 use crate::chunk::{ArchetypeChunk, ArchetypeChunks};
 use crate::query_cache::QueryCache;
+use crate::split::{AllInTables, ColumnWriter, OffTable};
 use crate::table::TableRow;
 
 /// Archetype storage: each entity's components in one row of the table of its component set.
@@ -63,21 +64,91 @@ impl ArchetypeStorage {
     }
 }
 
-/// Writes each bundle field straight into its table column, typed.
-struct ColumnWriter<'a> {
-    columns: &'a mut [BlobVec],
-    field_columns: &'a [u32],
-}
+impl ArchetypeStorage {
+    /// Spawns `entity` with `bundle`: its table fields into a table row, the fields `off`
+    /// keeps elsewhere handed to it (see [`crate::split`]). The all-tables backend spawns
+    /// through it with [`AllInTables`]; an entity spawned with no component gets no row and
+    /// no record (the `Archetypes` invariant), so nothing is done.
+    ///
+    /// # Safety
+    /// As for [`Storage::spawn`]; and every spawn and reserve on this storage uses the same
+    /// `O` (the bundle cache keeps the split of the first).
+    #[inline]
+    pub unsafe fn spawn_split<B: Bundle, O: OffTable>(
+        &mut self,
+        entity: Entity,
+        bundle: B,
+        info: &BundleInfo,
+        components: &Components,
+        off: &mut O,
+    ) {
+        if info.components().is_empty() {
+            return;
+        }
+        // SAFETY: forwarded contract (a batch of one).
+        unsafe { self.spawn_batch_split(std::iter::once((entity, bundle)), info, components, off) };
+    }
 
-impl BundleVisitor for ColumnWriter<'_> {
-    #[inline(always)]
-    fn visit<T: Component>(&mut self, index: usize, value: T) {
-        let column = &mut self.columns[self.field_columns[index] as usize];
-        // SAFETY: `field_columns[index]` is the column of the bundle's field `index`
-        // (`BundleCache` invariant), whose component type is `T` (the `Bundle` contract);
-        // `push_batch` reserved room for this row in every column, and each field is visited
-        // once.
-        unsafe { column.push_unchecked(value) };
+    /// [`ArchetypeStorage::spawn_split`] for a batch: the bundle's table and columns are
+    /// resolved once, then each row is appended without a capacity check.
+    ///
+    /// # Safety
+    /// As for [`Storage::spawn_batch`], with the same `O` on every call (see
+    /// [`ArchetypeStorage::spawn_split`]).
+    pub unsafe fn spawn_batch_split<B: Bundle, O: OffTable>(
+        &mut self,
+        batch: impl Iterator<Item = (Entity, B)>,
+        info: &BundleInfo,
+        components: &Components,
+        off: &mut O,
+    ) {
+        let in_table = |c: ComponentId| O::id_in_tables(c, components);
+        let target = self
+            .bundles
+            .resolve_split(info, &mut self.archetypes, components, in_table);
+        let field_columns = &target.field_columns;
+        // SAFETY: `info` is the world's resolution of `B` (caller), so the cached target's
+        // table set is exactly the bundle's table fields (split by the same `O` every time),
+        // which `field_columns` maps one-to-one onto its columns; `visit` pushes at most one
+        // value of the right type onto each and, when it returns, exactly one (the other
+        // fields go to `off`, `OffTable` contract); a panic midway is rolled back by
+        // `push_batch`.
+        unsafe {
+            self.archetypes.push_batch(
+                target.table,
+                batch,
+                #[inline(always)]
+                |columns, entity, bundle| {
+                    bundle.visit(&mut ColumnWriter {
+                        columns,
+                        field_columns,
+                        off: &mut *off,
+                        ids: info.components(),
+                        entity,
+                        components,
+                    })
+                },
+            );
+        }
+    }
+
+    /// Makes room for `additional` entities spawned with `info`'s bundle (its table
+    /// fields, as split by `O`).
+    ///
+    /// # Safety
+    /// As for [`Storage::reserve`], with the same `O` as every spawn on this storage.
+    pub unsafe fn reserve_split<O: OffTable>(
+        &mut self,
+        info: &BundleInfo,
+        components: &Components,
+        additional: usize,
+    ) {
+        let in_table = |c: ComponentId| O::id_in_tables(c, components);
+        let table = self
+            .bundles
+            .resolve_split(info, &mut self.archetypes, components, in_table)
+            .table;
+        self.archetypes.reserve(table, additional);
     }
 }
 
@@ -121,8 +192,7 @@ unsafe impl Storage for ArchetypeStorage {
         true
     }
 
-    /// A batch of one: the same path as `spawn_batch`. An entity spawned with no component
-    /// gets no row and no record (the `Archetypes` invariant): nothing to do.
+    /// A batch of one: the same path as `spawn_batch`.
     #[inline]
     unsafe fn spawn<B: Bundle>(
         &mut self,
@@ -131,11 +201,8 @@ unsafe impl Storage for ArchetypeStorage {
         info: &BundleInfo,
         components: &Components,
     ) {
-        if info.components().is_empty() {
-            return;
-        }
-        // SAFETY: forwarded contract (a batch of one).
-        unsafe { self.spawn_batch(std::iter::once((entity, bundle)), info, components) };
+        // SAFETY: forwarded contract; this storage splits every bundle with `AllInTables`.
+        unsafe { self.spawn_split(entity, bundle, info, components, &mut AllInTables) };
     }
 
     unsafe fn spawn_batch<B: Bundle>(
@@ -144,24 +211,8 @@ unsafe impl Storage for ArchetypeStorage {
         info: &BundleInfo,
         components: &Components,
     ) {
-        let target = self.bundles.resolve(info, &mut self.archetypes, components);
-        let field_columns = &target.field_columns;
-        // SAFETY: the table's set is exactly the bundle's (no duplicates: `BundleInfo` rejects
-        // them), so `field_columns` maps the fields one-to-one onto the columns and `visit`
-        // pushes exactly one value of the right type onto each.
-        unsafe {
-            self.archetypes.push_batch(
-                target.table,
-                batch,
-                #[inline(always)]
-                |columns, _, bundle| {
-                    bundle.visit(&mut ColumnWriter {
-                        columns,
-                        field_columns,
-                    })
-                },
-            );
-        }
+        // SAFETY: as in `spawn`.
+        unsafe { self.spawn_batch_split(batch, info, components, &mut AllInTables) };
     }
 
     /// The segment's table, each column copied into it in one block (or its buffer taken
@@ -178,13 +229,11 @@ unsafe impl Storage for ArchetypeStorage {
     }
 
     unsafe fn reserve(&mut self, info: &BundleInfo, components: &Components, additional: usize) {
-        let table = self
-            .bundles
-            .resolve(info, &mut self.archetypes, components)
-            .table;
-        self.archetypes.reserve(table, additional);
+        // SAFETY: as in `spawn`.
+        unsafe { self.reserve_split::<AllInTables>(info, components, additional) };
     }
 
+    #[inline]
     fn despawn(&mut self, entity: Entity) {
         self.archetypes.despawn(entity);
     }
@@ -224,6 +273,7 @@ unsafe impl Storage for ArchetypeStorage {
         unsafe { self.archetypes.insert(entity, id, value, components) }
     }
 
+    #[inline]
     unsafe fn insert_new(
         &mut self,
         entity: Entity,
@@ -238,6 +288,7 @@ unsafe impl Storage for ArchetypeStorage {
         }
     }
 
+    #[inline]
     unsafe fn remove_into(
         &mut self,
         entity: Entity,
@@ -252,6 +303,7 @@ unsafe impl Storage for ArchetypeStorage {
         self.archetypes.clear();
     }
 
+    #[inline]
     fn update_query_cache(
         &self,
         cache: &mut QueryCache,
@@ -261,6 +313,7 @@ unsafe impl Storage for ArchetypeStorage {
         cache.update(&self.archetypes, descriptor);
     }
 
+    #[inline]
     fn query_chunks<'a>(
         &'a self,
         cache: &'a QueryCache,
@@ -273,6 +326,13 @@ unsafe impl Storage for ArchetypeStorage {
 
     fn memory_usage(&self) -> usize {
         self.archetypes.memory_usage() + self.bundles.memory_usage()
+    }
+
+    /// One unit per table, then the tables' bookkeeping and the bundle cache.
+    fn layout(&self, components: &Components) -> StorageLayout {
+        let mut layout = self.archetypes.layout(components);
+        layout.add_bookkeeping("bundle cache", self.bundles.memory_usage());
+        layout
     }
 }
 

@@ -27,8 +27,9 @@
 use std::ptr::NonNull;
 
 use ecs_core::blob::BlobVec;
-use ecs_core::component::ComponentId;
+use ecs_core::component::{ComponentId, Components};
 use ecs_core::entity::Entity;
+use ecs_core::layout::{ComponentBytes, StorageUnit, UnitKind};
 use ecs_core::storage::{ColumnValues, EntityPlace};
 use ecs_core::unwind::for_each_completing;
 
@@ -202,6 +203,25 @@ impl Table {
     #[inline]
     pub fn column(&self, index: usize) -> &BlobVec {
         &self.columns[index]
+    }
+
+    /// The table as one unit of a [`StorageLayout`](ecs_core::layout::StorageLayout): its
+    /// component set with each column's bytes, its rows, the capacity of its entity vector
+    /// and all its bytes ([`Table::memory_usage`]).
+    pub fn layout(&self, components: &Components) -> StorageUnit {
+        StorageUnit {
+            kind: UnitKind::Table,
+            components: self
+                .components
+                .iter()
+                .zip(self.columns.iter())
+                .map(|(&c, column)| ComponentBytes::new(c, components, column.memory_usage()))
+                .collect(),
+            rows: self.len(),
+            capacity: self.entities.capacity(),
+            pages: None,
+            bytes: self.memory_usage(),
+        }
     }
 
     /// Heap bytes held: column buffers, the entity vector and the component list.

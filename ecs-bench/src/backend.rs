@@ -66,8 +66,8 @@ backends! {
     Archetype => ecs_archetype::ArchetypeStorage, reported: true;
     /// `ecs_sparse::SparseStorage`: one sparse set per component type.
     Sparse => ecs_sparse::SparseStorage, reported: true;
-    /// `ecs_archetype::HybridStorage`: tables and sparse sets, per `Component::STORAGE`.
-    Hybrid => ecs_archetype::HybridStorage, reported: true;
+    /// `ecs_hybrid::HybridStorage`: tables and sparse sets, per `Component::STORAGE`.
+    Hybrid => ecs_hybrid::HybridStorage, reported: true;
 }
 
 impl Backend {
@@ -125,24 +125,31 @@ impl Runner {
             .find(|r| r.name().eq_ignore_ascii_case(name))
     }
 
-    /// The runners of a default report: every reported backend, the baseline, then the
-    /// peers compiled in.
+    /// The runners of a default report: every reported backend, the peer that shares the
+    /// hybrid's layout ([`Peer::beside_backends`]), the baseline, then the other peers
+    /// compiled in.
     pub fn reported() -> Vec<Runner> {
-        Backend::reported_backends()
-            .map(Runner::Backend)
-            .chain([Runner::Baseline])
-            .chain(Peer::ALL.iter().copied().map(Runner::Peer))
-            .collect()
+        Runner::after_backends(Backend::reported_backends())
     }
 
     /// Every runner, the reference backend included (what the checksum tests compare).
     pub fn all() -> Vec<Runner> {
-        Backend::ALL
-            .iter()
-            .copied()
+        Runner::after_backends(Backend::ALL.iter().copied())
+    }
+
+    fn after_backends(backends: impl Iterator<Item = Backend>) -> Vec<Runner> {
+        let peers = |beside: bool| {
+            Peer::ALL
+                .iter()
+                .copied()
+                .filter(move |p| p.beside_backends() == beside)
+                .map(Runner::Peer)
+        };
+        backends
             .map(Runner::Backend)
+            .chain(peers(true))
             .chain([Runner::Baseline])
-            .chain(Peer::ALL.iter().copied().map(Runner::Peer))
+            .chain(peers(false))
             .collect()
     }
 }

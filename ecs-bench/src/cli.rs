@@ -6,6 +6,8 @@
 //! ecs-bench report --filter seed000 --backend sparse
 //! ecs-bench compare --baseline ecs-bench/baseline.json DIR/report.json
 //! ecs-bench counts --check ecs-bench/counts-baseline.json   # instruction counts (valgrind)
+//! ecs-bench report --update-docs  # full report, then README/guide numbers regenerated from it
+//! ecs-bench docs --check          # the docs' numbers match docs/report.json (CI)
 //! ecs-bench list
 //! ```
 //!
@@ -30,7 +32,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::counts::{self, check, Counts};
 use crate::report::compare::{self, Baseline, Options};
-use crate::report::{self, markdown, model::Report, Config, Suite};
+use crate::report::{self, docs, markdown, model::Report, Config, Suite};
 use crate::{Runner, Scale};
 
 #[derive(Parser)]
@@ -52,8 +54,24 @@ enum Command {
     /// Run one workload once for `counts` (what the counted child process does).
     #[command(hide = true)]
     CountOne(CountOneArgs),
+    /// Regenerate the documentation's numbers (README tables, docs/guide.md, ecs-bench's
+    /// README) from a report, or check that they match it.
+    Docs(DocsArgs),
     /// List workloads, pending slots and runners.
     List,
+}
+
+#[derive(Args)]
+struct DocsArgs {
+    /// The report the numbers come from (default: docs/report.json in the workspace).
+    #[arg(long, value_name = "REPORT_JSON")]
+    report: Option<PathBuf>,
+    /// Fail when a file's generated parts differ from the report's, instead of rewriting.
+    #[arg(long)]
+    check: bool,
+    /// The workspace root (default: the one this program was built in).
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -61,7 +79,8 @@ struct CountsArgs {
     /// Only workloads whose `family/name` contains this (repeatable, case-insensitive).
     #[arg(long, value_name = "SUBSTRING")]
     filter: Vec<String>,
-    /// Only these runners (repeatable; default: the report's runners).
+    /// Only these runners (repeatable; default: the backends and the baseline, not the
+    /// peer crates: the counts guard this workspace's code).
     #[arg(long, value_name = "NAME")]
     backend: Vec<String>,
     /// Output folder for counts.json and counts.md (default: target/ecs-bench/counts).
@@ -113,6 +132,11 @@ struct ReportArgs {
     /// No progress bar.
     #[arg(long)]
     no_progress: bool,
+    /// Leave the peer ECS crates (hecs, bevy_ecs, shipyard) out: only this workspace's
+    /// backends and the baseline run. Building with `--no-default-features` leaves them out
+    /// of the binary too.
+    #[arg(long)]
+    no_peers: bool,
     /// After the report, compare with this baseline and fail if a ratio moved too far.
     #[arg(long, value_name = "BASELINE_JSON")]
     check_baseline: Option<PathBuf>,
@@ -122,6 +146,14 @@ struct ReportArgs {
     /// Threshold for --check-baseline (a ratio may move by this factor either way).
     #[arg(long, default_value_t = compare::DEFAULT_THRESHOLD)]
     threshold: f64,
+    /// Seed 001's scaling table to the seed's 10.24 million entities (about 8 minutes more);
+    /// the default stops at 320,000.
+    #[arg(long)]
+    full_scaling: bool,
+    /// After a full report of every workload, keep it as docs/report.json and regenerate
+    /// the documentation's numbers from it (see the `docs` command).
+    #[arg(long)]
+    update_docs: bool,
 }
 
 #[derive(Args)]
@@ -148,6 +180,7 @@ pub fn main(suite: Suite) -> ExitCode {
         Command::Compare(args) => run_compare(args),
         Command::Counts(args) => run_counts(suite, args),
         Command::CountOne(args) => count_one(suite, args),
+        Command::Docs(args) => run_docs(args),
         Command::List => {
             list(suite);
             Ok(true)
@@ -174,19 +207,26 @@ fn default_out_dir(name: &str) -> PathBuf {
     target.join("ecs-bench").join(name)
 }
 
-fn parse_runners(names: &[String]) -> Result<Vec<Runner>, String> {
-    if names.is_empty() {
-        return Ok(Runner::reported());
-    }
-    names
-        .iter()
-        .map(|name| {
-            Runner::from_name(name).ok_or_else(|| {
-                let known: Vec<&str> = Runner::all().iter().map(|r| r.name()).collect();
-                format!("unknown backend `{name}` (known: {})", known.join(", "))
+/// The runners named on the command line (default: the reported ones), without the peers
+/// when `no_peers`.
+fn parse_runners(names: &[String], no_peers: bool) -> Result<Vec<Runner>, String> {
+    let runners = if names.is_empty() {
+        Runner::reported()
+    } else {
+        names
+            .iter()
+            .map(|name| {
+                Runner::from_name(name).ok_or_else(|| {
+                    let known: Vec<&str> = Runner::all().iter().map(|r| r.name()).collect();
+                    format!("unknown backend `{name}` (known: {})", known.join(", "))
+                })
             })
-        })
-        .collect()
+            .collect::<Result<_, _>>()?
+    };
+    Ok(runners
+        .into_iter()
+        .filter(|r| !(no_peers && matches!(r, Runner::Peer(_))))
+        .collect())
 }
 
 fn run_report(suite: Suite, args: ReportArgs) -> Result<bool, String> {
@@ -199,8 +239,9 @@ fn run_report(suite: Suite, args: ReportArgs) -> Result<bool, String> {
         suite,
         scale,
         filters: args.filter,
-        runners: parse_runners(&args.backend)?,
+        runners: parse_runners(&args.backend, args.no_peers)?,
         progress: !args.no_progress,
+        full_scaling: args.full_scaling,
     };
     if cfg!(debug_assertions) {
         eprintln!("warning: debug build; times are meaningless (use --release)");
@@ -213,10 +254,23 @@ fn run_report(suite: Suite, args: ReportArgs) -> Result<bool, String> {
     println!("{}", markdown::render(&report));
     let out = out.canonicalize().unwrap_or(out);
     println!("Report written to {}", out.display());
+    eprintln!("{}", report.time_line());
 
     let mut ok = report.checksums_agree();
     if !ok {
         eprintln!("error: runners disagree on a checksum (rows marked ✗)");
+    }
+    if args.update_docs {
+        if scale != Scale::Full || !report.meta.filters.is_empty() {
+            return Err(
+                "--update-docs needs a full report of every workload (no --quick, \
+                        no --filter)"
+                    .into(),
+            );
+        }
+        let root = workspace_root();
+        write_file(&root.join(docs::REPORT), &to_json(&report)?)?;
+        ok &= update_docs(&report, &root, false)?;
     }
     if let Some(path) = args.write_baseline {
         let baseline = Baseline::from_report(&report);
@@ -231,6 +285,44 @@ fn run_report(suite: Suite, args: ReportArgs) -> Result<bool, String> {
             ..Options::default()
         };
         ok &= print_comparison(&compare::compare_report(&baseline, &report, options));
+    }
+    Ok(ok)
+}
+
+/// The workspace this program was built in.
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn run_docs(args: DocsArgs) -> Result<bool, String> {
+    let root = args.root.unwrap_or_else(workspace_root);
+    let path = args.report.unwrap_or_else(|| root.join(docs::REPORT));
+    let report: Report = read_json(&path)?;
+    update_docs(&report, &root, args.check)
+}
+
+/// Rewrites (or, with `check`, compares) the generated parts of every file of
+/// [`docs::FILES`] under `root`; false when a check found a difference.
+fn update_docs(report: &Report, root: &Path, check: bool) -> Result<bool, String> {
+    let mut ok = true;
+    for file in docs::FILES {
+        let path = root.join(file);
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let updated =
+            docs::update(&text, report).map_err(|e| format!("{}: {e}", path.display()))?;
+        if updated == text {
+            println!("{file}: up to date");
+        } else if check {
+            println!(
+                "{file}: its generated numbers differ from the report's; regenerate with\n  \
+                 cargo run -p ecs-bench -- docs"
+            );
+            ok = false;
+        } else {
+            write_file(&path, &updated)?;
+            println!("{file}: regenerated");
+        }
     }
     Ok(ok)
 }
@@ -324,7 +416,7 @@ fn run_counts(suite: Suite, args: CountsArgs) -> Result<bool, String> {
     });
     let config = counts::Config {
         filters: args.filter,
-        runners: parse_runners(&args.backend)?,
+        runners: parse_runners(&args.backend, args.backend.is_empty())?,
         jobs,
         scratch: out.join("callgrind"),
         progress: !args.no_progress,
@@ -402,4 +494,21 @@ fn write_file(path: &Path, text: &str) -> Result<(), String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_peers_leaves_the_peer_crates_out() {
+        let without = parse_runners(&[], true).unwrap();
+        assert!(without.iter().all(|r| !matches!(r, Runner::Peer(_))));
+        assert!(without.contains(&Runner::Baseline));
+        let with = parse_runners(&[], false).unwrap();
+        assert_eq!(with, Runner::reported());
+        let named = parse_runners(&["sparse".into(), "baseline".into()], true).unwrap();
+        assert_eq!(named.len(), 2);
+        assert!(parse_runners(&["nope".into()], false).is_err());
+    }
 }

@@ -85,6 +85,23 @@ impl Component for B {
     const STORAGE: ecs_core::StorageKind = ecs_core::StorageKind::Sparse;
 }
 
+/// specs keeps every benchmark component in a `VecStorage` (a value slot per entity index and
+/// a bitset), its densest storage and the one its docs recommend for components most
+/// entities have.
+#[cfg(feature = "peers")]
+macro_rules! specs_components {
+    ($($name:ident),*) => {$(
+        impl specs::Component for $name {
+            type Storage = specs::VecStorage<Self>;
+        }
+    )*};
+}
+#[cfg(feature = "peers")]
+specs_components!(
+    Transform, Position, Rotation, Velocity, Health, Data, A, B, C, D, E, F, G, H, I, J, K, L, M,
+    N, O, P, Q, R, S, T, U, V, W, X, Y, Z
+);
+
 /// Seed 002: a crate's position. Tracks changes (`TRACK_CHANGES`), so writes through
 /// `Mut<CratePos>` are logged for `Changed<CratePos>`. A separate type from [`Position`] on
 /// purpose: the community workloads keep an untracked position, which pays nothing for

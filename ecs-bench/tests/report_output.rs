@@ -50,7 +50,7 @@ fn writes_every_output_file() {
         "crates_render_changed",
         "**crates: changed/scan**",
         "serialize",
-        "not yet available",
+        "MB/s)",
         "memory, sparse set vs linear array",
         "entity_index_legacy",
         "entity index scaling (prototype chain vs legacy index)",
@@ -74,13 +74,29 @@ fn writes_every_output_file() {
         .iter()
         .all(|c| c.linear_bytes > 0 && c.sparse_bytes > 0));
 
-    // The baseline keeps ratios between ECS runners only: no `baseline` runner, and no
-    // workload that only the hand-written baseline runs.
+    // Where the time went: every workload and both tables are timed, per family in the
+    // report's last line.
+    assert!(parsed.workloads.iter().all(|w| w.seconds > 0.0));
+    let tables: Vec<&str> = parsed
+        .table_seconds
+        .iter()
+        .map(|(t, _)| t.as_str())
+        .collect();
+    assert_eq!(tables, ["seed004/memory_table", "seed001/scaling_table"]);
+    let families = parsed.family_seconds();
+    assert!((families.iter().map(|(_, s)| s).sum::<f64>() - parsed.total_seconds()).abs() < 1e-9);
+    assert!(
+        md.contains("Measuring took "),
+        "report.md ends with the time per family"
+    );
+
+    // The baseline keeps ratios between this workspace's backends only: no `baseline`
+    // runner, no peer crate, and no workload that only the hand-written baseline runs.
     let baseline = Baseline::from_report(&parsed);
-    assert!(baseline
-        .ratios
-        .values()
-        .all(|runners| runners.len() >= 2 && !runners.contains_key("baseline")));
+    assert!(baseline.ratios.values().all(|runners| runners.len() >= 2
+        && runners
+            .keys()
+            .all(|r| ["archetype", "sparse", "hybrid", "vec"].contains(&r.as_str()))));
     assert!(!baseline
         .ratios
         .contains_key("seed004/remove_shift_linear_10k"));

@@ -349,6 +349,32 @@ impl BlobVec {
         }
     }
 
+    /// Moves item `index` into `dst` and shifts every later item down one place, so the
+    /// items keep their order: `len - index - 1` items move (seed 004's order-preserving
+    /// removal, O(n) where swap-removal is O(1)).
+    ///
+    /// # Safety
+    /// `index < self.len()`; `dst` is valid for writing one item and does not overlap the buffer.
+    pub unsafe fn remove_shift_into_unchecked(&mut self, index: usize, dst: NonNull<u8>) {
+        debug_assert!(index < self.len);
+        let size = self.item.size();
+        let tail = self.len - index - 1;
+        // SAFETY: `index < len` (caller), so the item is in bounds; `dst` is a writable slot
+        // outside the buffer (caller). The tail, items `index + 1 .. len`, is in bounds and
+        // moves one item down with an overlapping copy; afterwards items `0 .. len - 1` are
+        // initialised, the moved-out value is no longer counted, and the last slot's stale
+        // bytes are past the new length.
+        unsafe {
+            let hole = self.get_unchecked(index);
+            copy_item(hole.as_ptr(), dst.as_ptr(), size);
+            if tail > 0 && size > 0 {
+                let next = self.get_unchecked(index + 1);
+                std::ptr::copy(next.as_ptr(), hole.as_ptr(), tail * size);
+            }
+        }
+        self.len -= 1;
+    }
+
     /// Drops item `index` and fills the hole with the last item.
     ///
     /// The array is consistent even if the drop panics: the length is lowered before the drop
@@ -568,6 +594,42 @@ mod tests {
         // SAFETY: index 0 < len; `out` is a disjoint u64 slot.
         unsafe { v.swap_remove_into_unchecked(0, NonNull::from(&mut out).cast()) };
         assert_eq!((out, v.len()), (0, 98));
+    }
+
+    #[test]
+    fn shift_removal_keeps_order_and_owns_each_value_once() {
+        let values: Vec<Rc<Cell<u32>>> = (0..5).map(|i| Rc::new(Cell::new(i))).collect();
+        let mut v = rc_vec();
+        for value in &values {
+            // SAFETY: the array holds Rc<Cell<u32>>.
+            unsafe { v.push(value.clone()) };
+        }
+        let mut out = std::mem::MaybeUninit::<Rc<Cell<u32>>>::uninit();
+        for (index, expected) in [(1, 1), (3, 4), (0, 0)] {
+            // SAFETY: `index < len`; `out` is a disjoint slot, read (moved out) just after.
+            let removed = unsafe {
+                v.remove_shift_into_unchecked(index, NonNull::from(&mut out).cast());
+                out.assume_init_read()
+            };
+            assert_eq!(removed.get(), expected);
+        }
+        let kept: Vec<u32> = (0..v.len())
+            // SAFETY: every index below `len` holds an initialised Rc<Cell<u32>>.
+            .map(|i| unsafe { (*v.get_unchecked(i).cast::<Rc<Cell<u32>>>().as_ptr()).get() })
+            .collect();
+        assert_eq!(kept, [2, 3], "the rest keep their order");
+        // SAFETY: the last index; moving the only remaining tail-less item works too.
+        let last = unsafe {
+            v.remove_shift_into_unchecked(1, NonNull::from(&mut out).cast());
+            out.assume_init_read()
+        };
+        assert_eq!(last.get(), 3);
+        drop(last);
+        drop(v);
+        assert!(
+            values.iter().all(|r| Rc::strong_count(r) == 1),
+            "each dropped once"
+        );
     }
 
     #[test]

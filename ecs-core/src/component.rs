@@ -286,7 +286,9 @@ pub type ComponentIdMap<V> = HashMap<ComponentId, V, BuildHasherDefault<IdHasher
 /// # Invariants
 /// * `instances[(of, name)] == id` exactly when `infos[id].instance` is
 ///   `Some(Instance { of, name })`; such an `of` is never itself an instance.
-/// * `type_names[n]` lists the Rust types whose short name is `names.text(n)`.
+/// * Once `type_names_indexed` is set (by the first named instance), `type_names[n]` lists
+///   the Rust types whose short name is `names.text(n)`; before that `type_names` and
+///   `names` are empty, and a type is found by its short name by scanning `infos`.
 #[derive(Default, Debug)]
 pub struct Components {
     infos: Vec<ComponentInfo>,
@@ -294,7 +296,11 @@ pub struct Components {
     recent: TypeSlots,
     names: Names,
     instances: HashMap<(ComponentId, NameId), ComponentId>,
+    /// The short-name index of Rust types, built when the first named instance is registered
+    /// so that a world that never names anything pays nothing for names (no interning, no
+    /// allocation when a type is registered).
     type_names: HashMap<NameId, Vec<ComponentId>>,
+    type_names_indexed: bool,
 }
 
 /// A direct-mapped cache in front of a `TypeId` map (`Components::by_type`, the world's
@@ -383,9 +389,30 @@ impl Components {
         info.properties = T::PROPERTIES.map(Property::erase);
         self.by_type.insert(TypeId::of::<T>(), id);
         self.recent.remember(TypeId::of::<T>(), id.0);
-        let short = self.names.intern(short_type_name(type_name::<T>()));
-        self.type_names.entry(short).or_default().push(id);
+        if self.type_names_indexed {
+            self.index_type_name(id);
+        }
         id
+    }
+
+    /// Builds the short-name index of the Rust types registered so far (once).
+    fn index_type_names(&mut self) {
+        if !self.type_names_indexed {
+            self.type_names_indexed = true;
+            for i in 0..self.infos.len() {
+                self.index_type_name(ComponentId(i as u32));
+            }
+        }
+    }
+
+    /// Adds `id` to the short-name index if it is a Rust type (not a named instance, not a
+    /// run-time component, not the world's stand-in).
+    fn index_type_name(&mut self, id: ComponentId) {
+        let info = &self.infos[id.index()];
+        if info.type_id.is_some() && info.instance.is_none() && id != UNSTORED {
+            let short = self.names.intern(short_type_name(&info.name));
+            self.type_names.entry(short).or_default().push(id);
+        }
     }
 
     /// Registers a run-time component; every call makes a new, distinct component.
@@ -427,6 +454,7 @@ impl Components {
         if !valid {
             return Err(EcsError::UnknownComponent(of));
         }
+        self.index_type_names();
         let name_id = self.names.intern(name);
         if let Some(&id) = self.instances.get(&(of, name_id)) {
             return Ok(id);
@@ -460,9 +488,38 @@ impl Components {
     }
 
     /// The Rust component types whose short name (the type's name without its module path
-    /// and generic arguments) is `name`.
+    /// and generic arguments) is `name`. (Names are interned once the world has a named
+    /// instance; before that no `NameId` exists, and [`Components::types_with_short_name`]
+    /// finds types by text.)
     pub fn types_named(&self, name: NameId) -> &[ComponentId] {
         self.type_names.get(&name).map_or(&[], Vec::as_slice)
+    }
+
+    /// The Rust component types whose short name is `text`: through the index once it is
+    /// built, else by scanning the registry (a world with no named instance keeps no index).
+    pub fn types_with_short_name<'a>(
+        &'a self,
+        text: &'a str,
+    ) -> impl Iterator<Item = ComponentId> + 'a {
+        let indexed = match (self.type_names_indexed, self.names.get(text)) {
+            (true, Some(name)) => self.types_named(name),
+            _ => &[],
+        };
+        let unindexed = if self.type_names_indexed {
+            &[]
+        } else {
+            &self.infos[..]
+        };
+        let scanned = unindexed
+            .iter()
+            .filter(move |info| {
+                info.type_id.is_some()
+                    && info.instance.is_none()
+                    && info.id != UNSTORED
+                    && short_type_name(&info.name) == text
+            })
+            .map(|info| info.id);
+        indexed.iter().copied().chain(scanned)
     }
 
     /// The id of `T` if it has been registered.
@@ -539,7 +596,11 @@ impl Components {
     /// A world's registry: [`Unstored`] at [`UNSTORED`], nothing else. It is not entered in
     /// the type maps (nothing looks it up by type), so it takes no fast slot from a real type.
     pub(crate) fn with_unstored() -> Components {
-        let mut components = Components::default();
+        // Room for the stand-in and a typical world's first few types in one allocation.
+        let mut components = Components {
+            infos: Vec::with_capacity(8),
+            ..Components::default()
+        };
         let id = components.push(ComponentDescriptor {
             name: Cow::Borrowed(type_name::<Unstored>()),
             layout: Layout::new::<Unstored>(),
@@ -581,6 +642,28 @@ mod tests {
 
     struct N<const I: usize>;
     impl<const I: usize> Component for N<I> {}
+
+    #[test]
+    fn type_names_are_indexed_from_the_first_named_instance() {
+        let mut c = Components::with_unstored();
+        let a = c.register::<A>();
+        assert!(c.names().is_empty(), "registering a type interns nothing");
+        assert_eq!(c.types_with_short_name("A").collect::<Vec<_>>(), [a]);
+        assert_eq!(c.types_with_short_name("B").count(), 0);
+        assert_eq!(c.types_with_short_name("Unstored").count(), 0);
+        let fog = c.register_instance(a, "Fog").unwrap();
+        let b = c.register::<B>();
+        for (text, want) in [("A", vec![a]), ("B", vec![b]), ("Fog", vec![])] {
+            assert_eq!(
+                c.types_with_short_name(text).collect::<Vec<_>>(),
+                want,
+                "{text}"
+            );
+        }
+        let name = c.names().get("A").expect("indexed once an instance exists");
+        assert_eq!(c.types_named(name), [a]);
+        assert_ne!(fog, a);
+    }
 
     #[test]
     fn ids_stay_right_when_types_share_a_fast_slot() {

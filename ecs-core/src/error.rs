@@ -155,6 +155,14 @@ pub enum EcsError {
     },
     /// A change filter (`Added`, `Changed`) names a component that does not track changes.
     Untracked(String),
+    /// A store keyed by entity index already holds this index under another generation
+    /// (`held`): one of the two handles is stale. Nothing was stored.
+    IndexTaken {
+        /// The handle the store holds.
+        held: Entity,
+        /// The handle given.
+        given: Entity,
+    },
 }
 
 impl EcsError {
@@ -244,6 +252,10 @@ impl fmt::Display for EcsError {
             EcsError::PropertyType { component, property, expected, found } => write!(
                 f,
                 "property \"{property}\" of {component} is a {expected}, not a {found}"
+            ),
+            EcsError::IndexTaken { held, given } => write!(
+                f,
+                "cannot store {given:?}: its index is held by {held:?} (one of the two handles is stale)"
             ),
             EcsError::Untracked(component) => write!(
                 f,

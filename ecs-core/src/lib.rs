@@ -4,8 +4,8 @@
 //! component registry, the [`Storage`] trait a backend implements, and the [`World`] API that
 //! is identical on every backend — spawn, despawn, insert, remove, get, queries.
 //!
-//! Backends live in sibling crates (`ecs-sparse`, `ecs-archetype`); the `ecs` facade picks one
-//! by Cargo feature. This crate names no backend.
+//! Backends live in sibling crates (`ecs-sparse`, `ecs-archetype`, `ecs-hybrid`); the `ecs`
+//! facade picks one by Cargo feature. This crate names no backend.
 //!
 //! Beyond plain storage, written once for every backend:
 //! * [`change`]: opt-in change tracking (`const TRACK_CHANGES`), the [`Mut`] guard and the
@@ -51,6 +51,7 @@ pub mod entity;
 pub mod error;
 pub mod event;
 pub mod hierarchy;
+pub mod layout;
 pub mod named;
 pub mod parallel;
 pub mod properties;
@@ -75,6 +76,7 @@ pub use entity::Entity;
 pub use error::EcsError;
 pub use event::{EventReader, EventWriter, Events};
 pub use hierarchy::{ChildOf, Children};
+pub use layout::WorldLayout;
 pub use properties::{PropertyKind, PropertyValue};
 pub use query::{Added, BatchSize, Changed, Or, QueryState, With, Without};
 pub use resource::{Res, ResMut, Resource};

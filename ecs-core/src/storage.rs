@@ -28,6 +28,7 @@ use crate::blob::BlobVec;
 use crate::bundle::{Bundle, BundleInfo};
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::Entity;
+use crate::layout::StorageLayout;
 
 /// How one slot of a query is reached within one chunk.
 pub enum ColumnAccess<'a, L> {
@@ -210,7 +211,7 @@ impl QueryDescriptor {
 ///   that initialised value; `contains(e, c)` is `get_ptr(e, c).is_some()`. Pointers for
 ///   distinct `(e, c)` pairs never overlap.
 /// * **Where values live.** Values live in raw allocations (such as
-///   [`BlobVec`](crate::blob::BlobVec)), not in memory covered by a `&self` borrow, and stay
+///   [`BlobVec`]), not in memory covered by a `&self` borrow, and stay
 ///   put until the next `&mut self` call: every pointer handed out through `&self` (by
 ///   `get_ptr`, places, chunks and their look-ups) is valid for the whole borrow, also after
 ///   the chunk or iterator that gave it, or the query cache it was read through, is dropped
@@ -500,6 +501,19 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
 
     /// Heap bytes held by the storage (columns, sets, indices).
     fn memory_usage(&self) -> usize;
+
+    /// What the storage holds, unit by unit (tables, sparse sets), with its groups and the
+    /// bytes outside any unit (records, indices, caches): what
+    /// [`World::layout`](crate::World::layout) shows a learner. Component names come from
+    /// `components`, the registry.
+    ///
+    /// The layout's [`bytes`](StorageLayout::bytes) must equal
+    /// [`memory_usage`](Storage::memory_usage) (not a safety promise: the conformance suite
+    /// checks it). The default itemises nothing: one bookkeeping line with the total.
+    fn layout(&self, components: &Components) -> StorageLayout {
+        let _ = components;
+        StorageLayout::opaque(self.memory_usage())
+    }
 }
 
 /// [`Storage::spawn_columns`] one entity at a time: each spawned with no component, then

@@ -10,6 +10,7 @@ use crate::blob::BlobVec;
 use crate::bundle::{Bundle, BundleInfo, BundleVisitor};
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::Entity;
+use crate::layout::{ComponentBytes, StorageLayout, StorageUnit, UnitKind};
 use crate::storage::{
     ByEntity, ColumnAccess, QueryChunk, QueryDescriptor, SlotRole, SparseLookup, Storage,
 };
@@ -259,7 +260,37 @@ unsafe impl Storage for VecStorage {
         self.columns
             .iter()
             .flatten()
-            .map(|c| c.rows.capacity() * 4 + c.entities.capacity() * 8 + c.data.memory_usage())
+            .map(VecColumn::memory_usage)
             .sum()
+    }
+
+    /// One unit per column.
+    fn layout(&self, components: &Components) -> StorageLayout {
+        let units = self.columns.iter().enumerate().filter_map(|(i, column)| {
+            let column = column.as_ref()?;
+            let id = ComponentId::new(i as u32);
+            Some(StorageUnit {
+                kind: UnitKind::Other,
+                components: vec![ComponentBytes::new(
+                    id,
+                    components,
+                    column.data.memory_usage(),
+                )],
+                rows: column.entities.len(),
+                capacity: column.entities.capacity(),
+                pages: None,
+                bytes: column.memory_usage(),
+            })
+        });
+        StorageLayout {
+            units: units.collect(),
+            ..StorageLayout::default()
+        }
+    }
+}
+
+impl VecColumn {
+    fn memory_usage(&self) -> usize {
+        self.rows.capacity() * 4 + self.entities.capacity() * 8 + self.data.memory_usage()
     }
 }

@@ -1,8 +1,9 @@
 //! One world per backend, with what the fuzzer keeps beside each world, and the macro that
 //! runs one piece of code on all four.
 
-use ecs_archetype::{ArchetypeStorage, HybridStorage};
+use ecs_archetype::ArchetypeStorage;
 use ecs_core::testing::VecStorage;
+use ecs_hybrid::HybridStorage;
 use std::alloc::Layout;
 
 use ecs_core::{
@@ -81,7 +82,7 @@ pub struct Lanes {
     pub sparse: Lane<SparseStorage>,
     /// `ecs_archetype::ArchetypeStorage`.
     pub archetype: Lane<ArchetypeStorage>,
-    /// `ecs_archetype::HybridStorage`.
+    /// `ecs_hybrid::HybridStorage`.
     pub hybrid: Lane<HybridStorage>,
 }
 

@@ -33,6 +33,9 @@
 //!   ([`BlobVec`](ecs_core::blob::BlobVec)) kept parallel. Removal swaps the last value into
 //!   the hole, so the arrays never have gaps and freed slots are reused (seed 000's "memory
 //!   is always reused"; seed 004's "remove and swap back").
+//! * [`component_set`]: one set used on its own, typed ([`ComponentSet<T>`]): seed 004's
+//!   per-type storage API (count, values, entities, add, has, get, remove by swap or by
+//!   shifting), for a program that keeps one component outside a world.
 //! * [`storage`]: one optional set per component id, in a `Vec` indexed by the id (no
 //!   hashing), and the `Storage` implementation.
 //! * [`group`]: owning groups (EnTT's), made with [`World::group`](ecs_core::World::group):
@@ -77,12 +80,15 @@
 //! world.query::<(&mut Position, &Velocity)>().for_each(|(p, v)| p.0 += v.0);
 //! ```
 
+pub mod component_set;
 pub mod group;
+mod holders;
 pub mod query;
 pub mod sparse_array;
 pub mod sparse_set;
 pub mod storage;
 
+pub use component_set::ComponentSet;
 pub use group::Group;
 pub use query::{SparseChunk, SparseChunks};
 pub use sparse_array::SparseArray;

@@ -35,7 +35,8 @@ use std::alloc::Layout;
 use std::ptr::NonNull;
 
 use ecs_core::blob::BlobVec;
-use ecs_core::component::{ComponentId, ComponentInfo};
+use ecs_core::component::{ComponentId, ComponentInfo, Components};
+use ecs_core::layout::{ComponentBytes, StorageUnit, UnitKind};
 use ecs_core::storage::SparseLookup;
 use ecs_core::Entity;
 
@@ -321,8 +322,8 @@ impl SparseSet {
     /// that buffer swapped in whole: the values as pending rows, then one linking pass.
     ///
     /// # Panics
-    /// As [`SparseSet::link_pending`]: if the set holds an index of `entities` already
-    /// (the unlinked values are dropped first, so the set stays consistent).
+    /// If the set holds an index of `entities` already, or `entities` repeats one (the
+    /// values not yet linked are dropped first, so the set stays consistent).
     ///
     /// # Safety
     /// `values` points to `entities.len()` initialised values of the set's component, laid
@@ -402,6 +403,33 @@ impl SparseSet {
         true
     }
 
+    /// Moves `entity`'s value into `dst` and removes the entity by shifting every later
+    /// entity and value down one place, so the dense order is kept (O(len − position), where
+    /// [`SparseSet::remove_into`] is O(1)); false, with nothing written, when the set does
+    /// not hold it.
+    ///
+    /// Not for a set owned by a group: the group's packed prefix would move.
+    ///
+    /// # Safety
+    /// As for [`SparseSet::remove_into`].
+    pub(crate) unsafe fn remove_ordered_into(&mut self, entity: Entity, dst: NonNull<u8>) -> bool {
+        let Some(pos) = self.dense_index(entity) else {
+            return false;
+        };
+        self.sparse.remove(entity.index());
+        self.entities.remove(pos);
+        for (p, moved) in self.entities.iter().enumerate().skip(pos) {
+            // `moved` is in the set, so its page exists: no allocation here.
+            *self.sparse.entry_mut(moved.index()) = slot_of(*moved, p);
+        }
+        // SAFETY: `pos` was below the old length of both dense arrays (parallel), so it is
+        // below `data.len()`; `dst` is a disjoint, writable slot (caller). The data array
+        // shifts exactly as `entities` did, restoring the parallel arrays, and the entries
+        // rewritten above point at the shifted positions.
+        unsafe { self.data.remove_shift_into_unchecked(pos, dst) };
+        true
+    }
+
     /// Removes `entity` and drops its value; false when the set does not hold it.
     ///
     /// The index and entity array are updated before the value's `Drop` runs, and the data
@@ -433,6 +461,24 @@ impl SparseSet {
     pub fn reserve(&mut self, additional: usize) {
         ecs_core::blob::reserve_amortized(&mut self.entities, additional);
         self.data.reserve(additional);
+    }
+
+    /// The set as one unit of a [`StorageLayout`](ecs_core::layout::StorageLayout): its
+    /// length, the capacity of its dense arrays, the sparse pages it touched, the bytes of
+    /// its values and all its bytes ([`SparseSet::memory_usage`]).
+    pub fn layout(&self, components: &Components) -> StorageUnit {
+        StorageUnit {
+            kind: UnitKind::SparseSet,
+            components: vec![ComponentBytes::new(
+                self.component,
+                components,
+                self.data.memory_usage(),
+            )],
+            rows: self.len(),
+            capacity: self.entities.capacity(),
+            pages: Some(self.sparse.page_count()),
+            bytes: self.memory_usage(),
+        }
     }
 
     /// Heap bytes: sparse pages and page table, dense entities, dense data.

@@ -18,6 +18,7 @@ use std::ptr::NonNull;
 
 use ecs_core::bundle::{Bundle, BundleInfo, BundleVisitor};
 use ecs_core::component::{Component, ComponentId, Components};
+use ecs_core::layout::{ComponentBytes, GroupLayout, StorageLayout};
 use ecs_core::storage::{
     spawn_columns_by_entity, ByEntity, ColumnValues, QueryDescriptor, Storage,
 };
@@ -25,6 +26,7 @@ use ecs_core::unwind::for_each_completing;
 use ecs_core::{EcsError, Entity};
 
 use crate::group::Group;
+use crate::holders::{self, Holders, TRACK_FROM};
 use crate::query::{Driver, SparseChunk, SparseChunks};
 use crate::sparse_set::SparseSet;
 
@@ -35,11 +37,18 @@ use crate::sparse_set::SparseSet;
 ///   registered info), and only entities the world holds live.
 /// * Every group in `groups` keeps the [`Group`] invariant over `sets`; `owner[c]` is the
 ///   index in `groups` of the group owning component `c` (at most one), `None` otherwise.
+/// * `set_count` is the number of `Some` in `sets`; `holders` is `Some` once it reached
+///   `TRACK_FROM`, and then keeps the `Holders` invariant over `sets` (every entity a set
+///   holds has that set's bit).
 #[derive(Default)]
 pub struct SparseStorage {
     sets: Vec<Option<SparseSet>>,
     groups: Vec<Group>,
     owner: Vec<Option<usize>>,
+    set_count: usize,
+    /// Which sets may hold each entity, kept once there are many sets, so a despawn asks
+    /// those sets only (see the `holders` module).
+    holders: Option<Holders>,
 }
 
 impl SparseStorage {
@@ -49,6 +58,8 @@ impl SparseStorage {
             sets: Vec::new(),
             groups: Vec::new(),
             owner: Vec::new(),
+            set_count: 0,
+            holders: None,
         }
     }
 
@@ -66,8 +77,17 @@ impl SparseStorage {
     /// After `entity` gained `component`: joins its group's packed range if now complete.
     #[inline]
     fn gained(&mut self, entity: Entity, component: ComponentId) {
+        self.mark(entity, holders::bit(component));
         if let Some(g) = self.owner(component) {
             self.groups[g].enter(&mut self.sets, entity);
+        }
+    }
+
+    /// Records in the holders (when kept) that the sets of `bits` may hold `entity`.
+    #[inline]
+    fn mark(&mut self, entity: Entity, bits: u64) {
+        if let Some(holders) = &mut self.holders {
+            holders.mark(entity, bits);
         }
     }
 
@@ -98,11 +118,25 @@ impl SparseStorage {
     /// The set of `component`, created from its registered info on first use.
     #[inline]
     fn set_mut(&mut self, component: ComponentId, components: &Components) -> &mut SparseSet {
+        if self.sets.get(component.index()).is_none_or(Option::is_none) {
+            self.create_set(component, components);
+        }
+        self.sets[component.index()]
+            .as_mut()
+            .expect("created above")
+    }
+
+    /// Creates the set of `component`; with the [`TRACK_FROM`]th set, starts keeping holders.
+    #[cold]
+    fn create_set(&mut self, component: ComponentId, components: &Components) {
         if component.index() >= self.sets.len() {
             self.sets.resize_with(component.index() + 1, || None);
         }
-        self.sets[component.index()]
-            .get_or_insert_with(|| SparseSet::new(components.info(component)))
+        self.sets[component.index()] = Some(SparseSet::new(components.info(component)));
+        self.set_count += 1;
+        if self.holders.is_none() && self.set_count >= TRACK_FROM {
+            self.holders = Some(Holders::build(&self.sets));
+        }
     }
 }
 
@@ -201,6 +235,12 @@ impl Drop for TakenSets<'_> {
         for (&id, set) in self.ids.iter().zip(self.sets.drain(..)) {
             self.storage.sets[id.index()] = Some(set);
         }
+        if let Some(holders) = &mut self.storage.holders {
+            let bits = holders::bits(self.ids);
+            for &entity in &self.batch {
+                holders.mark(entity, bits);
+            }
+        }
         let (sets, batch) = (&mut self.storage.sets, &self.batch);
         for_each_completing(self.ids.iter(), |id| {
             if let Some(set) = sets[id.index()].as_mut() {
@@ -272,6 +312,7 @@ unsafe impl Storage for SparseStorage {
             ids: info.components(),
             components,
         });
+        self.mark(entity, holders::bits(info.components()));
         if !self.groups.is_empty() {
             for &id in info.components() {
                 self.gained(entity, id);
@@ -314,12 +355,21 @@ unsafe impl Storage for SparseStorage {
             // SAFETY: forwarded contract.
             return unsafe { spawn_columns_by_entity(self, entities, columns, empty, components) };
         }
+        let mut bits = 0;
         for column in columns {
+            bits |= holders::bit(column.component);
             let set = self.set_mut(column.component, components);
             // SAFETY: the set was made from the registry's info for the component; the
             // values are `entities.len()` owned values of it, the buffer (if any) exactly
             // those (caller); the entities are not held, so not in the set.
             unsafe { set.extend_from(entities, column.values, column.buffer.as_deref_mut()) };
+        }
+        // The holders (kept from TRACK_FROM sets on, maybe started by a set made above) learn
+        // that the entities are in these sets, as a spawn's would.
+        if self.holders.is_some() {
+            for &entity in entities {
+                self.mark(entity, bits);
+            }
         }
     }
 
@@ -366,8 +416,9 @@ unsafe impl Storage for SparseStorage {
         }
     }
 
-    /// Removes the entity from every set holding it: O(number of component types), since an
-    /// entity keeps no list of its components here.
+    /// Removes the entity from every set holding it. An entity keeps no list of its
+    /// components here, so this asks every set (O(component types)), or, once the storage
+    /// keeps holders (many sets), only the sets the entity's mask names.
     fn despawn(&mut self, entity: Entity) {
         if self.sets.is_empty() {
             return;
@@ -375,7 +426,17 @@ unsafe impl Storage for SparseStorage {
         for group in &mut self.groups {
             group.leave(&mut self.sets, entity);
         }
-        for_each_completing(self.sets.iter_mut().flatten(), |set| {
+        let mask = match &mut self.holders {
+            Some(holders) => holders.take(entity),
+            None => u64::MAX,
+        };
+        let candidates = self
+            .sets
+            .iter_mut()
+            .enumerate()
+            .filter(|(i, _)| mask >> (i % 64) & 1 != 0)
+            .filter_map(|(_, set)| set.as_mut());
+        for_each_completing(candidates, |set| {
             set.remove_and_drop(entity);
         });
     }
@@ -444,6 +505,9 @@ unsafe impl Storage for SparseStorage {
 
     fn clear(&mut self) {
         self.groups.iter_mut().for_each(Group::clear);
+        if let Some(holders) = &mut self.holders {
+            holders.clear();
+        }
         for_each_completing(self.sets.iter_mut().flatten(), SparseSet::clear);
     }
 
@@ -462,8 +526,44 @@ unsafe impl Storage for SparseStorage {
     }
 
     fn memory_usage(&self) -> usize {
-        self.sets.capacity() * std::mem::size_of::<Option<SparseSet>>()
+        self.set_table_bytes()
             + self.sets().map(SparseSet::memory_usage).sum::<usize>()
+            + self.holders_bytes()
+    }
+
+    /// One unit per set, in component-id order, then the groups and the set table.
+    fn layout(&self, components: &Components) -> StorageLayout {
+        let mut layout = StorageLayout {
+            units: self.sets().map(|set| set.layout(components)).collect(),
+            groups: self
+                .groups
+                .iter()
+                .map(|g| GroupLayout {
+                    components: g
+                        .owned()
+                        .iter()
+                        .map(|&c| ComponentBytes::new(c, components, 0).name)
+                        .collect(),
+                    len: g.len(),
+                })
+                .collect(),
+            bookkeeping: Vec::new(),
+        };
+        layout.add_bookkeeping("sparse set table", self.set_table_bytes());
+        layout.add_bookkeeping("sets holding each entity", self.holders_bytes());
+        layout
+    }
+}
+
+impl SparseStorage {
+    /// Bytes of the table of sets (one slot per component id up to the largest stored).
+    fn set_table_bytes(&self) -> usize {
+        self.sets.capacity() * std::mem::size_of::<Option<SparseSet>>()
+    }
+
+    /// Bytes of the per-entity masks of the sets that may hold it (kept from 32 sets on).
+    fn holders_bytes(&self) -> usize {
+        self.holders.as_ref().map_or(0, Holders::memory_usage)
     }
 }
 

@@ -320,6 +320,48 @@
 //! println!("{} bytes on the {} backend", world.memory_usage(), BACKEND);
 //! ```
 //!
-//! The benchmark report (`cargo run --release -p ecs-bench -- report`) measures every
-//! workload on every backend on your machine; the README's tables say which query shapes
-//! each backend is fast or slow at.
+//! ### Looking inside
+//!
+//! [`World::layout`](ecs_core::World::layout) shows what the backend made of your entities:
+//! every table or sparse set with its components, rows, capacity and bytes, the groups, the
+//! change logs and the bytes per component type; its total is `memory_usage()`.
+//! [`QueryState::walk`](ecs_core::QueryState::walk) shows how a query is answered: the runs
+//! of rows (chunks) it walks, and for each component whether it was a dense column or looked
+//! up row by row. Both differ between backends; nothing else here does.
+//!
+//! ```
+//! use ecs::prelude::*;
+//! #[derive(Component)]
+//! struct Position(f32);
+//! #[derive(Component)]
+//! struct Velocity(f32);
+//! #[derive(Component)]
+//! #[component(storage = "sparse")]
+//! struct OnFire;
+//!
+//! let mut world = World::new();
+//! for i in 0..1_000 {
+//!     let e = world.spawn((Position(0.0), Velocity(1.0)));
+//!     if i % 10 == 0 {
+//!         world.insert(e, OnFire).unwrap();
+//!     }
+//! }
+//! let layout = world.layout();
+//! assert_eq!(layout.bytes(), world.memory_usage());
+//! println!("{layout}"); // archetype: 2 tables; sparse: 3 sets; hybrid: 1 table and 1 set
+//!
+//! let mut burning = world.query_state::<(&Position, &OnFire), ()>().unwrap();
+//! let walk = burning.walk(&world);
+//! assert!(walk.rows >= 100, "every match is among the rows walked");
+//! println!("{walk}"); // e.g. `1 chunk, 100 rows; Position looked up in 1; OnFire dense in 1`
+//! ```
+//!
+//! ### Measured
+//!
+//! Each trade-off (iteration locality, structural change, random access, memory per entity,
+//! fragmentation, change tracking) is explained with a diagram, the latest report's numbers
+//! and the example that shows it in `docs/guide.md` in the repository. The benchmark report
+//! (`cargo run --release -p ecs-bench -- report`) measures every workload on every backend,
+//! beside other ECS crates, on your machine; the story examples (`bullets`, `crates`,
+//! `abc_problem`, `component_storage`) print what they measure on the backend they are built
+//! with.

@@ -9,12 +9,20 @@
 //! | `hybrid` | each component type chooses ([`Component::STORAGE`]) | dense data iterates from tables, churny tags add/remove without moving rows | a query joining a table and a sparse component looks the sparse one up per row |
 //!
 //! New here? The [guide] is a tour from spawning entities to a parallel schedule with change
-//! detection, commands, resources and events, every example on this crate's `World`.
+//! detection, commands, resources and events, every example on this crate's `World`. What
+//! each backend costs, trade-off by trade-off and measured, is `docs/guide.md` in the
+//! repository; [`World::layout`](ecs_core::World::layout) shows what your backend made of
+//! your own world.
 //!
 //! Features are additive in Cargo, so when several are enabled the most specific wins:
 //! `hybrid` over `sparse` over the default `archetype`. Switch with
 //! `cargo run --features ecs/sparse` (or `default-features = false, features = ["sparse"]`
 //! in your `Cargo.toml`); your code does not change.
+//!
+//! Each backend is a crate of its own: `ecs-archetype` (`ArchetypeStorage`), `ecs-sparse`
+//! (`SparseStorage`) and `ecs-hybrid` (`HybridStorage`, an archetype storage and sparse sets
+//! side by side). A program that holds several backends at once names them directly, e.g.
+//! `ecs_core::World<ecs_hybrid::HybridStorage>`.
 //!
 //! ```
 //! use ecs::prelude::*;
@@ -55,7 +63,7 @@ compile_error!(
 
 /// The storage backend selected by Cargo feature.
 #[cfg(feature = "hybrid")]
-pub type Backend = ecs_archetype::HybridStorage;
+pub type Backend = ecs_hybrid::HybridStorage;
 /// The storage backend selected by Cargo feature.
 #[cfg(all(feature = "sparse", not(feature = "hybrid")))]
 pub type Backend = ecs_sparse::SparseStorage;

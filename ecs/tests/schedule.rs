@@ -897,4 +897,21 @@ fn try_run_reports_every_problem<S: Storage>() {
         s.try_run(&mut world),
         Err(EcsError::SystemConflict { .. })
     ));
+
+    // A conflict and a missing resource in one schedule: both reported by one call.
+    let mut world = World::<S>::new();
+    let mut s = Schedule::<S>::new();
+    s.add_system(conflicting::<S>);
+    s.add_system(needs);
+    let err = s.try_run(&mut world).unwrap_err();
+    let EcsError::Many(errors) = &err else {
+        panic!("expected both problems, got {err}")
+    };
+    assert_eq!(errors.len(), 2, "{err}");
+    assert!(errors
+        .iter()
+        .any(|e| matches!(e, EcsError::SystemConflict { .. })));
+    assert!(errors
+        .iter()
+        .any(|e| matches!(e, EcsError::MissingResource { .. })));
 }

@@ -1,7 +1,8 @@
 //! Arena: a small game using what a newcomer reaches for first — derived components and
 //! bundles, a parallel schedule with ordering and a run condition, change detection,
-//! commands, resources, events, a `Local`, an exclusive system, random access, and a
-//! parent/child link — printing the same lines on every backend.
+//! commands, resources, events, a `Local`, a parameter set, an exclusive system, random
+//! access (one entity, several at once, the only match of a query), removing and taking
+//! bundles, and a parent/child link — printing the same lines on every backend.
 //!
 //! ```text
 //! cargo run -p examples --example arena                    # archetype tables
@@ -11,8 +12,9 @@
 //!
 //! Drones orbit their carrier (a child follows its parent), fighters fly straight and shoot
 //! the nearest enemy carrier every few frames (events), hits lower health (tracked: a
-//! logger reports only what changed), the dead are removed by an exclusive system, and a
-//! carrier launches a new drone (commands) every fifth frame.
+//! logger reports only what changed), carriers are repaired by their crews every fourth
+//! frame, the dead are taken out of the world by an exclusive system, a carrier launches a
+//! new drone (commands) every fifth frame, and when a carrier falls the fighters land.
 
 use std::fmt::Write;
 
@@ -50,6 +52,12 @@ struct Orbit {
 /// Marks carriers (the targets fighters shoot at).
 #[derive(Component)]
 struct Carrier;
+
+/// A fighter that landed when the shooting stopped, and how fast it was flying.
+#[derive(Component)]
+struct Landed {
+    speed: i32,
+}
 
 #[derive(Bundle)]
 struct Fighter {
@@ -122,6 +130,49 @@ fn take_hits(mut hits: EventReader<Hit>, mut health: Query<Mut<Health>>) {
     }
 }
 
+/// The fighters' teams and health (read).
+type Crews = Query<'static, 'static, (&'static Team, &'static Health), With<Velocity>>;
+/// The carriers' teams and health (written).
+type CarrierHealth = Query<'static, 'static, (&'static Team, Mut<'static, Health>), With<Carrier>>;
+
+/// Every fourth frame each carrier is repaired by one point per living fighter of its team.
+/// Counting the crews reads `Health` and repairing writes it, so the two queries conflict;
+/// a `ParamSet` holds both and hands out one at a time (its members are written with
+/// `'static` references).
+fn repair(mut set: ParamSet<(Crews, CarrierHealth)>, frame: Res<Frame>) {
+    if frame.0 % 4 != 0 {
+        return;
+    }
+    let mut crews = [0; 2];
+    for (team, health) in set.p0().iter() {
+        if health.0 > 0 {
+            crews[*team as usize] += 1;
+        }
+    }
+    set.p1().for_each(|(team, mut health)| {
+        if health.0 > 0 && crews[*team as usize] > 0 {
+            health.0 += crews[*team as usize];
+        }
+    });
+}
+
+/// On frame 5 the first two red fighters swap places (two positions borrowed at once).
+fn regroup(world: &mut World) {
+    if world.resource::<Frame>().unwrap().0 != 5 {
+        return;
+    }
+    let mut reds: Vec<(String, Entity)> = world
+        .query_filtered::<(Entity, &Name, &Team), With<Velocity>>()
+        .filter(|(_, _, team)| **team == Team::Red)
+        .map(|(e, n, _)| (n.0.clone(), e))
+        .collect();
+    reds.sort();
+    if let [(_, a), (_, b), ..] = reds[..] {
+        let [pa, pb] = world.get_many_mut::<Position, 2>([a, b]).unwrap();
+        std::mem::swap(pa, pb);
+    }
+}
+
 /// Reports only the entities whose health changed since this system last ran.
 fn report_health(
     changed: Query<(&Name, &Health), Changed<Health>>,
@@ -167,7 +218,8 @@ fn launch(
     }
 }
 
-/// Removes the dead, and their drones with them; declares a ceasefire when a carrier falls.
+/// Takes the dead out of the world (their name and health handed back for the log), and
+/// their drones with them; when a carrier falls, declares a ceasefire and lands the fighters.
 fn reap(world: &mut World) {
     let mut dead: Vec<(Entity, String, bool)> = world
         .query::<(Entity, &Health, &Name, Option<&Carrier>)>()
@@ -181,19 +233,55 @@ fn reap(world: &mut World) {
         .map(|(e, _)| e)
         .collect();
     let frame = world.resource::<Frame>().unwrap().0;
-    for (e, name, carrier) in &dead {
-        world.despawn(*e).unwrap();
+    for (e, _, carrier) in &dead {
+        let (name, health) = world.take::<(Name, Health)>(*e).unwrap();
         writeln!(
             world.resource_mut::<Log>().unwrap().0,
-            "frame {frame}: {name} destroyed"
+            "frame {frame}: {} destroyed at {}",
+            name.0,
+            health.0
         )
         .unwrap();
-        if *carrier {
+        if *carrier && !world.resource::<Ceasefire>().unwrap().0 {
             world.resource_mut::<Ceasefire>().unwrap().0 = true;
+            land_fighters(world);
         }
     }
     for e in orphans {
         world.despawn(e).unwrap();
+    }
+}
+
+/// Every fighter stops: its velocity and team come off together (a bundle, all or
+/// nothing), and it is marked as landed.
+fn land_fighters(world: &mut World) {
+    let fighters: Vec<Entity> = world
+        .query_filtered::<Entity, (With<Velocity>, Without<Orbit>)>()
+        .collect();
+    for e in fighters {
+        let (velocity, _team) = world.remove::<(Velocity, Team)>(e).unwrap();
+        world.entity_mut(e).unwrap().insert(Landed {
+            speed: velocity.0.abs(),
+        });
+    }
+}
+
+/// What is left: read through `&World` (a read-only query beside per-entity reads), and the
+/// one remaining carrier, if exactly one is left.
+fn summary(world: &World, log: &mut String) {
+    let mut survivors: Vec<(String, Entity)> = world
+        .query_ref::<(Entity, &Name)>()
+        .map(|(e, n)| (n.0.clone(), e))
+        .collect();
+    survivors.sort();
+    for (name, e) in survivors {
+        let entity = world.entity(e).unwrap();
+        let health = entity.get::<Health>().map_or(0, |h| h.0);
+        let Position(x, y) = *entity.get::<Position>().unwrap();
+        let landed = entity
+            .get::<Landed>()
+            .map_or(String::new(), |l| format!(", landed at speed {}", l.speed));
+        writeln!(log, "{name}: health {health} at ({x}, {y}){landed}").unwrap();
     }
 }
 
@@ -235,8 +323,10 @@ pub fn run(frames: u32) -> String {
     let follow = schedule.add_system(follow);
     let shoot = schedule.add_system(shoot);
     schedule.add_system(take_hits);
+    schedule.add_system(repair);
     schedule.add_system(report_health);
     schedule.add_system(launch);
+    schedule.add_system(regroup);
     schedule.add_system(reap);
     schedule.configure(tick).before(fly).before(shoot);
     schedule.configure(follow).after(fly);
@@ -247,8 +337,13 @@ pub fn run(frames: u32) -> String {
     for _ in 0..frames {
         schedule.run(&mut world);
     }
-    let survivors = world.query::<&Name>().count();
     let mut log = std::mem::take(&mut world.resource_mut::<Log>().unwrap().0);
+    match world.query_single_filtered::<&Name, With<Carrier>>() {
+        Ok(name) => writeln!(log, "the last carrier standing: {}", name.0).unwrap(),
+        Err(err) => writeln!(log, "no single carrier left: {err}").unwrap(),
+    }
+    summary(&world, &mut log);
+    let survivors = world.query::<&Name>().count();
     writeln!(log, "after {frames} frames: {survivors} entities").unwrap();
     log
 }

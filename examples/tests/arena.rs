@@ -14,6 +14,25 @@ fn the_battle_plays_out() {
     assert!(log.contains("destroyed"), "{log}");
     assert!(log.contains("blue-carrier-drone1"), "{log}");
     assert!(log.ends_with(" entities\n"), "{log}");
+    // Repairs (a parameter set) raise a carrier's health between hits: a reported value
+    // above the previous one.
+    assert!(log.contains("frame 4: blue-carrier at 20"), "{log}");
+    // The dead are taken out with their values (the log prints the health they had).
+    assert!(log.contains("blue-carrier destroyed at -2"), "{log}");
+    // Regrouping swapped two positions at once; landing removed a bundle and inserted a
+    // marker through `entity_mut`; the summary reads through `&World` and `entity`.
+    assert!(
+        log.contains("red-fighter0: health 10 at (-1, 2), landed at speed 1"),
+        "{log}"
+    );
+    assert!(
+        log.contains("red-fighter2: health 10 at (-1, 0), landed at speed 1"),
+        "{log}"
+    );
+    assert!(
+        log.contains("the last carrier standing: red-carrier"),
+        "{log}"
+    );
     // Change detection: no frame reports an entity twice.
     let mut lines: Vec<&str> = log.lines().filter(|l| l.contains(" at ")).collect();
     let total = lines.len();

@@ -783,8 +783,8 @@ fn spawn_columns_adopts_or_copies_whole_columns() {
         4,
         "adopted into the empty table"
     );
-    // SAFETY: component `a` is `A`.
     assert_eq!(
+        // SAFETY: component `a` is `A`.
         unsafe {
             storage
                 .get_ptr(entities[3], a)
@@ -815,8 +815,8 @@ fn spawn_columns_adopts_or_copies_whole_columns() {
     a_values.forget_all();
     c_values.forget_all();
     assert_eq!(storage.archetypes().table(table).len(), 6);
-    // SAFETY: as above.
     assert_eq!(
+        // SAFETY: as above.
         unsafe { storage.get_ptr(more[1], a).unwrap().cast::<A>().as_ref() },
         &A(8)
     );

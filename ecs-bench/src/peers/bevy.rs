@@ -1,4 +1,11 @@
-//! bevy_ecs on the community-standard workloads.
+//! bevy_ecs on the community-standard workloads, through its fastest documented paths:
+//! every query is a `QueryState` made once in set-up (bevy caches the matched tables in it;
+//! `World::query` per run would rebuild that), iterated with `iter_mut(..).for_each` (bevy's
+//! query iterator folds table by table, its dense fast path), `par_iter_mut` for
+//! heavy_compute, `spawn_batch` for batch spawns, `EntityWorldMut::insert` / `take` for
+//! per-entity structural change (one entity look-up each; there is no cheaper per-entity
+//! call) and its multi-threaded executor for `schedule`. Generic over where `B` lives
+//! ([`BevyB`]): `bevy_ecs` and `bevy_ecs (sparse B)` run this same code.
 
 use bevy_ecs::entity::Entity;
 use bevy_ecs::query::{QueryState, With, Without};
@@ -7,11 +14,12 @@ use bevy_ecs::system::Query;
 use bevy_ecs::world::World;
 use bevy_tasks::{ComputeTaskPool, TaskPool};
 
+use super::bevy_b::{stored, BevyB};
 use crate::components::*;
 use crate::workload::{prepared, Prepared};
 use crate::workloads::community::{
-    add_remove_checksum, data_digest, heavy_body, heavy_digest, insert_bundle, position_digest,
-    schedule_item_hash, value,
+    add_remove_checksum, data_digest, heavy_body, heavy_digest, insert_bundle, letters,
+    position_digest, schedule_digest, value,
 };
 
 fn positions(world: &mut World) -> u64 {
@@ -23,25 +31,25 @@ fn positions(world: &mut World) -> u64 {
     position_digest(all.into_iter())
 }
 
-fn ab(mut query: Query<(&mut A, &mut B)>) {
-    for (mut a, mut b) in &mut query {
-        std::mem::swap(&mut a.0, &mut b.0);
-    }
+fn ab<Bb: BevyB>(mut query: Query<(&mut A, &mut Bb)>) {
+    query
+        .iter_mut()
+        .for_each(|(mut a, mut b)| std::mem::swap(&mut a.0, b.value_mut()));
 }
 
 fn cd(mut query: Query<(&mut C, &mut D)>) {
-    for (mut c, mut d) in &mut query {
-        std::mem::swap(&mut c.0, &mut d.0);
-    }
+    query
+        .iter_mut()
+        .for_each(|(mut c, mut d)| std::mem::swap(&mut c.0, &mut d.0));
 }
 
 fn ce(mut query: Query<(&mut C, &mut E)>) {
-    for (mut c, mut e) in &mut query {
-        std::mem::swap(&mut c.0, &mut e.0);
-    }
+    query
+        .iter_mut()
+        .for_each(|(mut c, mut e)| std::mem::swap(&mut c.0, &mut e.0));
 }
 
-pub(super) fn prepare(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
+pub(super) fn prepare<Bb: BevyB>(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
     ComputeTaskPool::get_or_init(TaskPool::default);
     Some(match workload {
         "simple_insert" => prepared(
@@ -60,11 +68,11 @@ pub(super) fn prepare(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
             prepared(
                 (world, query),
                 |(world, query)| {
-                    for (v, mut p) in query.iter_mut(world) {
+                    query.iter_mut(world).for_each(|(v, mut p)| {
                         p.0[0] += v.0[0];
                         p.0[1] += v.0[1];
                         p.0[2] += v.0[2];
-                    }
+                    });
                 },
                 |(world, _)| positions(world),
             )
@@ -73,18 +81,14 @@ pub(super) fn prepare(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
             let mut world = World::new();
             macro_rules! spawn {
                 ($($letter:ident),*) => {$(
-                    world.spawn_batch((0..n).map(|_| ($letter(0.0), Data(1.0))));
+                    world.spawn_batch((0..n).map(|_| (stored::<Bb, _>($letter(0.0)), Data(1.0))));
                 )*};
             }
             spawn!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P, Q, R, S, T, U, V, W, X, Y, Z);
             let query = world.query::<&mut Data>();
             prepared(
                 (world, query),
-                |(world, query)| {
-                    for mut d in query.iter_mut(world) {
-                        d.0 *= 2.0;
-                    }
-                },
+                |(world, query)| query.iter_mut(world).for_each(|mut d| d.0 *= 2.0),
                 |(world, _)| {
                     let values: Vec<f32> =
                         world.query::<&Data>().iter(world).map(|d| d.0).collect();
@@ -120,16 +124,16 @@ pub(super) fn prepare(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
                 (world, entities, Digest::default(), 0usize),
                 |(world, entities, removed, runs)| {
                     for &e in entities.iter() {
-                        world.entity_mut(e).insert(B(1.0));
+                        world.entity_mut(e).insert(Bb::new(1.0));
                     }
                     for &e in entities.iter() {
-                        let b = world.entity_mut(e).take::<B>().expect("B was just added");
-                        removed.add(u64::from(b.0.to_bits()));
+                        let b = world.entity_mut(e).take::<Bb>().expect("B was just added");
+                        removed.add(u64::from(b.value().to_bits()));
                     }
                     *runs += 1;
                 },
                 |(world, _, removed, runs)| {
-                    let mut query: QueryState<&A, (With<A>, Without<B>)> = world.query_filtered();
+                    let mut query: QueryState<&A, (With<A>, Without<Bb>)> = world.query_filtered();
                     let without_b = query.iter(world).count();
                     add_remove_checksum(*removed, *runs, without_b)
                 },
@@ -137,44 +141,28 @@ pub(super) fn prepare(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
         }
         "schedule" => {
             let mut world = World::new();
-            world.spawn_batch((0..n).map(|i| (A(value(i, 0)), B(value(i, 1)))));
-            world.spawn_batch((0..n).map(|i| (A(value(i, 0)), B(value(i, 1)), C(value(i, 2)))));
-            world.spawn_batch((0..n).map(|i| {
-                (
-                    A(value(i, 0)),
-                    B(value(i, 1)),
-                    C(value(i, 2)),
-                    D(value(i, 3)),
-                )
-            }));
-            world.spawn_batch((0..n).map(|i| {
-                (
-                    A(value(i, 0)),
-                    B(value(i, 1)),
-                    C(value(i, 2)),
-                    E(value(i, 3)),
-                )
-            }));
+            let b = |i| Bb::new(value(i, 1));
+            world.spawn_batch((0..n).map(|i| (A(value(i, 0)), b(i))));
+            world.spawn_batch((0..n).map(|i| (A(value(i, 0)), b(i), C(value(i, 2)))));
+            world.spawn_batch(
+                (0..n).map(|i| (A(value(i, 0)), b(i), C(value(i, 2)), D(value(i, 3)))),
+            );
+            world.spawn_batch(
+                (0..n).map(|i| (A(value(i, 0)), b(i), C(value(i, 2)), E(value(i, 3)))),
+            );
             let mut schedule = Schedule::default();
-            schedule.add_systems((ab, cd, ce));
+            schedule.add_systems((ab::<Bb>, cd, ce));
             prepared(
                 (world, schedule),
                 |(world, schedule)| schedule.run(world),
                 |(world, _)| {
-                    let mut digest = Digest::default();
-                    let mut count = 0;
-                    type Letters<'a> = (&'a A, &'a B, Option<&'a C>, Option<&'a D>, Option<&'a E>);
-                    for (a, b, c, d, e) in world.query::<Letters>().iter(world) {
-                        digest.add(schedule_item_hash([
-                            Some(a.0),
-                            Some(b.0),
-                            c.map(|c| c.0),
-                            d.map(|d| d.0),
-                            e.map(|e| e.0),
-                        ]));
-                        count += 1;
-                    }
-                    digest.finish(count)
+                    type Letters<'a, Bb> =
+                        (&'a A, &'a Bb, Option<&'a C>, Option<&'a D>, Option<&'a E>);
+                    let mut all = world.query::<Letters<Bb>>();
+                    schedule_digest(
+                        all.iter(world)
+                            .map(|(a, b, c, d, e)| letters(a.0, b.value(), c, d, e)),
+                    )
                 },
             )
         }

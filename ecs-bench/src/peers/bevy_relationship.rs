@@ -7,7 +7,8 @@
 
 use bevy_ecs::entity::Entity;
 use bevy_ecs::hierarchy::{ChildOf, Children};
-use bevy_ecs::query::QueryState;
+use bevy_ecs::query::{QueryState, Without};
+use bevy_ecs::resource::IsResource;
 use bevy_ecs::world::World;
 
 use crate::components::{Data, Health, Position, Rotation, Velocity};
@@ -26,6 +27,8 @@ struct BevyHierarchy {
     healths: QueryState<&'static mut Health>,
     children: QueryState<&'static Children>,
     payload: QueryState<(Option<&'static Velocity>, Option<&'static Health>)>,
+    /// The entities spawned, not bevy's resource entities (`IsResource`).
+    spawned: QueryState<(), Without<IsResource>>,
 }
 
 impl HierarchyWorld for BevyHierarchy {
@@ -40,6 +43,7 @@ impl HierarchyWorld for BevyHierarchy {
             healths: world.query(),
             children: world.query(),
             payload: world.query(),
+            spawned: world.query_filtered(),
             world,
         }
     }
@@ -96,8 +100,8 @@ impl HierarchyWorld for BevyHierarchy {
         assert!(self.world.despawn(root), "live root");
     }
 
-    fn live(&self) -> u64 {
-        u64::from(self.world.entities().len())
+    fn live(&mut self) -> u64 {
+        self.spawned.iter(&self.world).count() as u64
     }
 }
 

@@ -1,13 +1,20 @@
-//! shipyard on the community-standard workloads.
+//! shipyard on the community-standard workloads, through views borrowed once per pass
+//! (shipyard's documented way to reach storages; the `World` methods that add or remove one
+//! component borrow the storage on every call): view-tuple iteration with `for_each`
+//! (shipyard's iterators fold over the dense run of the smallest storage), `par_iter` for
+//! heavy_compute, `bulk_add_entity` for batch spawns, `EntitiesView::add_component` and
+//! `Remove::remove` on a `ViewMut` for add_remove, and a workload for `schedule`.
 
 use rayon::prelude::*;
-use shipyard::{EntityId, Get, IntoIter, IntoWorkload, View, ViewMut, Workload, World};
+use shipyard::{
+    EntitiesView, EntityId, Get, IntoIter, IntoWorkload, Remove, View, ViewMut, Workload, World,
+};
 
 use crate::components::*;
 use crate::workload::{prepared, Prepared};
 use crate::workloads::community::{
-    add_remove_checksum, data_digest, heavy_body, heavy_digest, insert_bundle, position_digest,
-    schedule_item_hash, value,
+    add_remove_checksum, data_digest, heavy_body, heavy_digest, insert_bundle, letters,
+    position_digest, schedule_digest, value,
 };
 
 fn positions(world: &mut World) -> u64 {
@@ -15,21 +22,21 @@ fn positions(world: &mut World) -> u64 {
 }
 
 fn ab(mut a: ViewMut<A>, mut b: ViewMut<B>) {
-    for (a, b) in (&mut a, &mut b).iter() {
-        std::mem::swap(&mut a.0, &mut b.0);
-    }
+    (&mut a, &mut b)
+        .iter()
+        .for_each(|(a, b)| std::mem::swap(&mut a.0, &mut b.0));
 }
 
 fn cd(mut c: ViewMut<C>, mut d: ViewMut<D>) {
-    for (c, d) in (&mut c, &mut d).iter() {
-        std::mem::swap(&mut c.0, &mut d.0);
-    }
+    (&mut c, &mut d)
+        .iter()
+        .for_each(|(c, d)| std::mem::swap(&mut c.0, &mut d.0));
 }
 
 fn ce(mut c: ViewMut<C>, mut e: ViewMut<E>) {
-    for (c, e) in (&mut c, &mut e).iter() {
-        std::mem::swap(&mut c.0, &mut e.0);
-    }
+    (&mut c, &mut e)
+        .iter()
+        .for_each(|(c, e)| std::mem::swap(&mut c.0, &mut e.0));
 }
 
 fn systems() -> Workload {
@@ -54,11 +61,11 @@ pub(super) fn prepare(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
                 world,
                 |world| {
                     world.run(|v: View<Velocity>, mut p: ViewMut<Position>| {
-                        for (v, p) in (&v, &mut p).iter() {
+                        (&v, &mut p).iter().for_each(|(v, p)| {
                             p.0[0] += v.0[0];
                             p.0[1] += v.0[1];
                             p.0[2] += v.0[2];
-                        }
+                        })
                     })
                 },
                 positions,
@@ -75,11 +82,7 @@ pub(super) fn prepare(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
             prepared(
                 world,
                 |world| {
-                    world.run(|mut data: ViewMut<Data>| {
-                        for d in (&mut data).iter() {
-                            d.0 *= 2.0;
-                        }
-                    })
+                    world.run(|mut data: ViewMut<Data>| (&mut data).iter().for_each(|d| d.0 *= 2.0))
                 },
                 |world| world.run(|data: View<Data>| data_digest(data.iter().map(|d| d.0))),
             )
@@ -109,13 +112,15 @@ pub(super) fn prepare(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
             prepared(
                 (world, entities, Digest::default(), 0usize),
                 |(world, entities, removed, runs)| {
-                    for &e in entities.iter() {
-                        world.add_component(e, B(1.0));
-                    }
-                    for &e in entities.iter() {
-                        let b = world.remove::<B>(e).expect("B was just added");
-                        removed.add(u64::from(b.0.to_bits()));
-                    }
+                    world.run(|all: EntitiesView, mut bs: ViewMut<B>| {
+                        for &e in entities.iter() {
+                            all.add_component(e, &mut bs, B(1.0));
+                        }
+                        for &e in entities.iter() {
+                            let b = bs.remove(e).expect("B was just added");
+                            removed.add(u64::from(b.0.to_bits()));
+                        }
+                    });
                     *runs += 1;
                 },
                 |(world, _, removed, runs)| {
@@ -151,19 +156,10 @@ pub(super) fn prepare(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
                 |world| {
                     world.run(
                         |a: View<A>, b: View<B>, c: View<C>, d: View<D>, e: View<E>| {
-                            let mut digest = Digest::default();
-                            let mut count = 0;
-                            for (id, (a, b)) in (&a, &b).iter().with_id() {
-                                digest.add(schedule_item_hash([
-                                    Some(a.0),
-                                    Some(b.0),
-                                    (&c).get(id).ok().map(|c| c.0),
-                                    (&d).get(id).ok().map(|d| d.0),
-                                    (&e).get(id).ok().map(|e| e.0),
-                                ]));
-                                count += 1;
-                            }
-                            digest.finish(count)
+                            schedule_digest((&a, &b).iter().with_id().map(|(id, (a, b))| {
+                                let (c, d, e) = ((&c).get(id), (&d).get(id), (&e).get(id));
+                                letters(a.0, b.0, c.ok(), d.ok(), e.ok())
+                            }))
                         },
                     )
                 },

@@ -1,14 +1,25 @@
 //! shipyard on the seed 000 and seed 003 workloads (create, add, add_write_delete,
-//! random_access): entities and components added one call at a time, as the seeds' tests do;
-//! reads and writes through views, shipyard's way of reaching components (random_access: one
-//! `get` on the tuple of three views per entity).
+//! random_access, query_1..4), through views borrowed once per pass, shipyard's documented
+//! way to reach storages (`World::add_entity`, `add_component` and `delete_entity` borrow the
+//! storages they touch on every call): entities made with `EntitiesViewMut::add_entity` and
+//! given their components with `EntitiesViewMut::add_component` into `ViewMut`s, one call
+//! per component; writes and random reads with `get` on the views; deletes with
+//! `AllStoragesViewMut::delete_entity` (the one call that removes an entity from every
+//! storage); the query_1..4 passes as view-tuple iteration with `for_each` (shipyard's
+//! iterators fold over the dense run of the smallest storage).
 
-use shipyard::{EntitiesView, EntityId, Get, View, ViewMut, World};
+use shipyard::{
+    AllStoragesViewMut, EntitiesView, EntitiesViewMut, EntityId, Get, IntoIter, View, ViewMut,
+    World,
+};
 
-use crate::components::{Digest, Health, Position, Rotation, Velocity};
+use crate::components::*;
 use crate::workload::{prepared, Prepared};
-use crate::workloads::seed000::{self, entity_hash, SeedWorld};
-use crate::workloads::seed003::{access_checksum, access_term, shuffled_order, spawn_by_archetype};
+use crate::workloads::seed000::{four_components, seed_digest, write_four, SeedWorld};
+use crate::workloads::seed003::{
+    access_checksum, access_term, insert_extras, query_base, query_checksum, query_step,
+    shuffled_order, spawn_by_archetype, QUERY_MASKS,
+};
 
 /// The four storages, borrowed once for a pass of writes.
 type Writes<'v> = (
@@ -25,37 +36,51 @@ impl SeedWorld for World {
         World::new()
     }
 
-    fn spawn_empty(&mut self) -> EntityId {
-        self.add_entity(())
+    fn create_empty(&mut self, n: usize) {
+        self.run(|mut entities: EntitiesViewMut| {
+            for _ in 0..n {
+                entities.add_entity((), ());
+            }
+        });
     }
 
-    fn insert_nth(&mut self, e: EntityId, k: usize, x: f32) {
-        match k {
-            0 => self.add_component(e, Position([x, 0.0, 0.0])),
-            1 => self.add_component(e, Rotation([0.0, x, 0.0])),
-            2 => self.add_component(e, Velocity([0.0, 0.0, x])),
-            _ => self.add_component(e, Health(x as u32)),
-        }
+    fn spawn_four_each(&mut self, n: usize, mut spawned: impl FnMut(EntityId)) {
+        self.run(
+            |mut entities: EntitiesViewMut, (mut ps, mut rs, mut vs, mut hs): Writes<'_>| {
+                for i in 0..n {
+                    let (p, r, v, h) = four_components(i as f32);
+                    let e = entities.add_entity((), ());
+                    entities.add_component(e, &mut ps, p);
+                    entities.add_component(e, &mut rs, r);
+                    entities.add_component(e, &mut vs, v);
+                    entities.add_component(e, &mut hs, h);
+                    spawned(e);
+                }
+            },
+        );
     }
 
     fn write_all(&mut self, entities: &[EntityId]) -> u64 {
         self.run(|(mut p, mut r, mut v, mut h): Writes<'_>| {
             let mut writes = 0;
             for &e in entities {
-                writes += u64::from((&mut p).get(e).map(|mut c| c.0[0] += 1.0).is_ok());
-                writes += u64::from((&mut r).get(e).map(|mut c| c.0[1] += 1.0).is_ok());
-                writes += u64::from((&mut v).get(e).map(|mut c| c.0[2] += 1.0).is_ok());
-                writes += u64::from((&mut h).get(e).map(|mut c| c.0 += 1).is_ok());
+                let (pc, rc) = ((&mut p).get(e).ok(), (&mut r).get(e).ok());
+                let (vc, hc) = ((&mut v).get(e).ok(), (&mut h).get(e).ok());
+                writes += write_four(pc, rc, vc, hc);
             }
             writes
         })
     }
 
-    fn despawn(&mut self, e: EntityId) {
-        assert!(self.delete_entity(e), "live entity");
+    fn despawn_all(&mut self, entities: &mut Vec<EntityId>) {
+        self.run(|mut all: AllStoragesViewMut| {
+            for e in entities.drain(..) {
+                assert!(all.delete_entity(e), "live entity");
+            }
+        });
     }
 
-    fn live(&self) -> u64 {
+    fn live(&mut self) -> u64 {
         self.run(|entities: EntitiesView| entities.iter().count()) as u64
     }
 
@@ -66,50 +91,68 @@ impl SeedWorld for World {
              r: View<Rotation>,
              v: View<Velocity>,
              h: View<Health>| {
-                let mut digest = Digest::default();
-                let mut count = 0;
-                for e in entities.iter() {
-                    digest.add(entity_hash(
-                        (&p).get(e).ok(),
-                        (&r).get(e).ok(),
-                        (&v).get(e).ok(),
-                        (&h).get(e).ok(),
-                    ));
-                    count += 1;
-                }
-                digest.finish(count)
+                seed_digest(entities.iter().map(|e| {
+                    let (p, r, v, h) = ((&p).get(e), (&r).get(e), (&v).get(e), (&h).get(e));
+                    (p.ok(), r.ok(), v.ok(), h.ok())
+                }))
             },
         )
     }
 }
 
 pub(super) fn prepare(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
-    Some(match workload {
-        "create" => seed000::create::<World>(n),
-        "add" => seed000::add::<World>(n),
-        "add_write_delete" => seed000::add_write_delete::<World>(n),
-        "random_access" => {
-            let mut world = World::new();
-            let entities: Vec<EntityId> = (0..n)
-                .map(|i| spawn_by_archetype!(i, |bundle| world.add_entity(bundle)))
-                .collect();
-            let handles: Vec<EntityId> =
-                shuffled_order(n).into_iter().map(|i| entities[i]).collect();
-            prepared(
-                (world, handles, 0.0f64),
-                |(world, handles, sum)| {
-                    *sum = world.run(|p: View<Position>, v: View<Velocity>, r: View<Rotation>| {
-                        let mut total = 0.0f64;
-                        for &e in handles.iter() {
-                            let (p, v, r) = (&p, &v, &r).get(e).expect("has all three");
-                            total += access_term(p, v, r);
-                        }
-                        total
-                    });
-                },
-                |(_, handles, sum)| access_checksum(*sum, handles.len()),
-            )
-        }
-        _ => return None,
-    })
+    super::seed_workload::<World>(workload, n, random_access, queries)
+}
+
+fn random_access(n: usize) -> Box<dyn Prepared> {
+    let mut world = World::new();
+    let entities: Vec<EntityId> = (0..n)
+        .map(|i| spawn_by_archetype!(i, |bundle| world.add_entity(bundle)))
+        .collect();
+    let handles: Vec<EntityId> = shuffled_order(n).into_iter().map(|i| entities[i]).collect();
+    prepared(
+        (world, handles, 0.0f64),
+        |(world, handles, sum)| {
+            *sum = world.run(|p: View<Position>, v: View<Velocity>, r: View<Rotation>| {
+                let mut total = 0.0f64;
+                for &e in handles.iter() {
+                    let (p, v, r) = (&p, &v, &r).get(e).expect("has all three");
+                    total += access_term(p, v, r);
+                }
+                total
+            });
+        },
+        |(_, handles, sum)| access_checksum(*sum, handles.len()),
+    )
+}
+
+fn queries(arity: usize, n: usize) -> Box<dyn Prepared> {
+    let mut world = World::new();
+    for i in 0..n {
+        let e = world.add_entity(query_base(i));
+        insert_extras!(i % QUERY_MASKS, |letter| world.add_component(e, letter));
+    }
+    prepared(
+        world,
+        move |world| {
+            use query_step::*;
+            match arity {
+                1 => world.run(|mut a: ViewMut<A>| (&mut a).iter().for_each(|a| one(&mut a.0))),
+                2 => world.run(|mut a: ViewMut<A>, b: View<B>| {
+                    (&mut a, &b).iter().for_each(|(a, b)| two(&mut a.0, b.0))
+                }),
+                3 => world.run(|mut a: ViewMut<A>, b: View<B>, c: View<C>| {
+                    (&mut a, &b, &c)
+                        .iter()
+                        .for_each(|(a, b, c)| three(&mut a.0, b.0, c.0))
+                }),
+                _ => world.run(|mut a: ViewMut<A>, b: View<B>, c: View<C>, d: View<D>| {
+                    (&mut a, &b, &c, &d)
+                        .iter()
+                        .for_each(|(a, b, c, d)| four(&mut a.0, b.0, c.0, d.0))
+                }),
+            }
+        },
+        |world| world.run(|a: View<A>| query_checksum(a.iter().map(|a| a.0))),
+    )
 }

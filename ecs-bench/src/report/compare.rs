@@ -1,9 +1,10 @@
 //! Comparing a report's backend ratios with a committed baseline (what CI runs).
 //!
 //! Absolute times move with the machine; *ratios between backends measured in one run* mostly
-//! do not. For every workload the baseline keeps each ECS runner's time over the fastest ECS
-//! runner's (the hand-written `baseline` runner is left out: its small, cache-resident data
-//! makes it the noisiest denominator on a shared machine). A new report fails the comparison
+//! do not. For every workload the baseline keeps each backend's time over the fastest
+//! backend's (the hand-written `baseline` runner is left out: its small, cache-resident data
+//! makes it the noisiest denominator on a shared machine; the peer crates are left out too,
+//! so the check is the same with or without them). A new report fails the comparison
 //! when, for a runner present in both,
 //!
 //! ```text
@@ -66,9 +67,9 @@ pub const REFRESH_COMMAND: &str =
     "cargo run --release -p ecs-bench -- report --quick --write-baseline ecs-bench/baseline.json";
 
 impl Baseline {
-    /// The ratios of `report` between its ECS runners (see the module docs): the
-    /// hand-written baseline is left out, and so are workloads with fewer than two ECS
-    /// runners.
+    /// The ratios of `report` between this workspace's backends (see the module docs): the
+    /// hand-written baseline and the peer crates are left out (so a report with or without
+    /// peers gives the same ratios), and so are workloads with fewer than two backends.
     pub fn from_report(report: &Report) -> Baseline {
         let ratios = report
             .workloads
@@ -77,7 +78,7 @@ impl Baseline {
                 let ecs: Vec<_> = w
                     .results
                     .iter()
-                    .filter(|r| r.runner != Runner::Baseline.name())
+                    .filter(|r| matches!(Runner::from_name(&r.runner), Some(Runner::Backend(_))))
                     .collect();
                 if ecs.len() < 2 {
                     return None;

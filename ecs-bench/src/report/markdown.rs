@@ -21,29 +21,14 @@ pub fn format_time(ns: f64) -> String {
     }
 }
 
-/// `1.5 MiB`, `330.7 KiB`, `12 B`.
+/// `1.5 MiB`, `330.7 KiB`, `12 B` (the layout's format, so reports and layouts agree).
 pub fn format_bytes(bytes: usize) -> String {
-    let b = bytes as f64;
-    if b >= 1024.0 * 1024.0 {
-        format!("{:.1} MiB", b / (1024.0 * 1024.0))
-    } else if b >= 1024.0 {
-        format!("{:.1} KiB", b / 1024.0)
-    } else {
-        format!("{bytes} B")
-    }
+    ecs_core::layout::format_bytes(bytes)
 }
 
 /// `1,234,567`.
 pub fn format_count(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    ecs_core::layout::format_count(n as usize)
 }
 
 /// The whole `report.md`.
@@ -86,6 +71,9 @@ pub fn render(report: &Report) -> String {
         render_memory_table(&mut out, table);
     }
     render_targets(&mut out, report);
+    if report.total_seconds() > 0.0 {
+        let _ = writeln!(out, "{}.", report.time_line());
+    }
     out
 }
 

@@ -2,6 +2,7 @@
 //! `report.md`, `report.json` and the SVG charts into one folder.
 
 pub mod compare;
+pub mod docs;
 pub mod markdown;
 pub mod measure;
 pub mod model;
@@ -11,7 +12,7 @@ pub mod targets;
 
 use std::io;
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -80,6 +81,9 @@ pub struct Config {
     /// Whether to show progress on stderr: a bar on a terminal, otherwise one line per
     /// finished workload (so a piped or logged run shows where it is).
     pub progress: bool,
+    /// Whether seed 001's scaling table goes to the seed's 10.24M entities (see
+    /// [`seed001::ladder`]).
+    pub full_scaling: bool,
 }
 
 impl Config {
@@ -91,6 +95,7 @@ impl Config {
             filters: Vec::new(),
             runners: Runner::reported(),
             progress: false,
+            full_scaling: false,
         }
     }
 
@@ -142,6 +147,7 @@ pub fn run(config: &Config) -> Report {
     for workload in &selected {
         let info = workload.info();
         let size = info.sizes.get(config.scale);
+        let started = Instant::now();
         let measured = measure_workload(
             workload.as_ref(),
             &config.runners,
@@ -150,7 +156,9 @@ pub fn run(config: &Config) -> Report {
             &mut |message| bar.set_message(message.to_owned()),
         );
         if !measured.is_empty() {
-            reports.push(workload_report(workload.as_ref(), size, &measured));
+            let mut report = workload_report(workload.as_ref(), size, &measured);
+            report.seconds = started.elapsed().as_secs_f64();
+            reports.push(report);
         }
         bar.inc(1);
         if config.progress && bar.is_hidden() {
@@ -164,16 +172,24 @@ pub fn run(config: &Config) -> Report {
             );
         }
     }
+    let mut table_seconds = Vec::new();
+    let mut timed = |path: &str, started: Instant| {
+        table_seconds.push((path.to_owned(), started.elapsed().as_secs_f64()));
+        table_line(config, &bar, path);
+    };
     let memory_table = with_memory.then(|| {
         bar.set_message("seed 004 memory table");
+        let started = Instant::now();
         let table = seed004_memory::memory_table(
             Backend::sparse_set(),
             seed004_memory::entities_for(config.scale),
         );
         bar.inc(1);
+        timed(MEMORY_TABLE_PATH, started);
         table
     });
     let entity_index_table = with_scaling.then(|| {
+        let started = Instant::now();
         let backends: Vec<Backend> = config
             .runners
             .iter()
@@ -182,10 +198,14 @@ pub fn run(config: &Config) -> Report {
                 _ => None,
             })
             .collect();
-        let table = seed001::scaling_table(&backends, config.scale, &mut |message| {
-            bar.set_message(message.to_owned())
-        });
+        let table = seed001::scaling_table(
+            &backends,
+            config.scale,
+            config.full_scaling,
+            &mut |message| bar.set_message(message.to_owned()),
+        );
         bar.inc(1);
+        timed(SCALING_TABLE_PATH, started);
         table
     });
     bar.finish_and_clear();
@@ -209,6 +229,19 @@ pub fn run(config: &Config) -> Report {
             .collect(),
         memory_table,
         entity_index_table,
+        table_seconds,
+    }
+}
+
+/// One progress line per finished table when the bar is hidden (piped output).
+fn table_line(config: &Config, bar: &ProgressBar, path: &str) {
+    if config.progress && bar.is_hidden() {
+        eprintln!(
+            "[{:>4.0} s] {}/{} {path}",
+            bar.elapsed().as_secs_f64(),
+            bar.position(),
+            bar.length().unwrap_or_default()
+        );
     }
 }
 
@@ -259,6 +292,7 @@ fn workload_report(
         note: info.note.map(str::to_owned),
         results,
         checksums_agree,
+        seconds: 0.0,
     }
 }
 

@@ -25,12 +25,62 @@ pub struct Report {
     /// Seed 001's scaling table (prototype chain vs legacy index), when selected.
     #[serde(default)]
     pub entity_index_table: Option<ScalingTable>,
+    /// Wall-clock seconds spent on each table (`seed004/memory_table`,
+    /// `seed001/scaling_table`), set-up included.
+    #[serde(default)]
+    pub table_seconds: Vec<(String, f64)>,
 }
 
 impl Report {
     /// Whether every workload's runners agreed on the checksum.
     pub fn checksums_agree(&self) -> bool {
         self.workloads.iter().all(|w| w.checksums_agree)
+    }
+
+    /// Wall-clock seconds spent per family (its workloads and its tables), in family
+    /// order, families that ran only.
+    pub fn family_seconds(&self) -> Vec<(Family, f64)> {
+        Family::ALL
+            .iter()
+            .map(|&family| {
+                let workloads: f64 = self
+                    .workloads
+                    .iter()
+                    .filter(|w| w.family == family)
+                    .map(|w| w.seconds)
+                    .sum();
+                let tables: f64 = self
+                    .table_seconds
+                    .iter()
+                    .filter(|(path, _)| path.starts_with(family.key()))
+                    .map(|(_, s)| s)
+                    .sum();
+                (family, workloads + tables)
+            })
+            .filter(|&(_, seconds)| seconds > 0.0)
+            .collect()
+    }
+
+    /// Wall-clock seconds spent measuring, in all.
+    pub fn total_seconds(&self) -> f64 {
+        self.family_seconds().iter().map(|(_, s)| s).sum()
+    }
+
+    /// `Measuring took 171 s: community 40 s (23 %), …`: where a run's time went.
+    pub fn time_line(&self) -> String {
+        let total = self.total_seconds();
+        let parts: Vec<String> = self
+            .family_seconds()
+            .iter()
+            .map(|&(family, s)| {
+                format!(
+                    "{} {s:.0} s ({:.0} %)",
+                    family.key(),
+                    100.0 * s / total.max(f64::MIN_POSITIVE)
+                )
+            })
+            .collect();
+        format!("Measuring took {total:.0} s: {}", parts.join(", "))
     }
 }
 
@@ -126,6 +176,10 @@ pub struct WorkloadReport {
     pub results: Vec<RunnerResult>,
     /// Whether every runner (and every run) produced the same checksum.
     pub checksums_agree: bool,
+    /// Wall-clock seconds the report spent on the workload: set-ups, calibration runs and
+    /// samples on every runner.
+    #[serde(default)]
+    pub seconds: f64,
 }
 
 impl WorkloadReport {

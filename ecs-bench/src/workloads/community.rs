@@ -475,6 +475,34 @@ pub(crate) fn schedule_item_hash(values: [Option<f32>; 5]) -> u64 {
     })
 }
 
+/// One schedule entity's letters, as [`schedule_digest`] takes them: its A and B values and
+/// its C, D and E where it has them.
+pub(crate) fn letters(
+    a: f32,
+    b: f32,
+    c: Option<&C>,
+    d: Option<&D>,
+    e: Option<&E>,
+) -> [Option<f32>; 5] {
+    [
+        Some(a),
+        Some(b),
+        c.map(|c| c.0),
+        d.map(|d| d.0),
+        e.map(|e| e.0),
+    ]
+}
+
+/// The schedule checksum: every entity's [`letters`], hashed, with their count.
+pub(crate) fn schedule_digest(entities: impl Iterator<Item = [Option<f32>; 5]>) -> u64 {
+    let mut digest = Digest::default();
+    let count = entities.fold(0, |count, values| {
+        digest.add(schedule_item_hash(values));
+        count + 1
+    });
+    digest.finish(count)
+}
+
 /// The baseline's four groups, struct-of-arrays: (A, B), (A, B, C), (A, B, C, D), (A, B, C, E).
 #[derive(Default)]
 struct Groups {
@@ -520,19 +548,12 @@ impl Workload for Schedule {
             (world, schedule),
             |(world, schedule)| schedule.run(world),
             |(world, _)| {
-                let mut digest = Digest::default();
                 type Letters<'a> = (&'a A, &'a B, Option<&'a C>, Option<&'a D>, Option<&'a E>);
-                let count = world.query::<Letters>().fold(0, |count, (a, b, c, d, e)| {
-                    digest.add(schedule_item_hash([
-                        Some(a.0),
-                        Some(b.0),
-                        c.map(|c| c.0),
-                        d.map(|d| d.0),
-                        e.map(|e| e.0),
-                    ]));
-                    count + 1
-                });
-                digest.finish(count)
+                schedule_digest(
+                    world
+                        .query::<Letters>()
+                        .map(|(a, b, c, d, e)| letters(a.0, b.0, c, d, e)),
+                )
             },
         )
     }

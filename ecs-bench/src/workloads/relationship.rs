@@ -80,7 +80,7 @@ pub(crate) trait HierarchyWorld: 'static {
     /// Despawns `root` and its descendants.
     fn despawn_recursive(&mut self, root: Self::Entity);
     /// Live entities.
-    fn live(&self) -> u64;
+    fn live(&mut self) -> u64;
 }
 
 /// Folds one descendant into an order-dependent hash: a Velocity or a Health (every
@@ -176,7 +176,7 @@ impl<S: Storage> HierarchyWorld for World<S> {
         World::despawn_recursive(self, root).expect("live root");
     }
 
-    fn live(&self) -> u64 {
+    fn live(&mut self) -> u64 {
         self.len() as u64
     }
 }

@@ -8,6 +8,8 @@
 //! seed's tests; it is dropped untimed, so no workload here is repeatable (a second run on
 //! the same state would time the first run's world being dropped).
 
+use std::ops::DerefMut;
+
 use ecs_core::{Entity, Storage, World};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -89,6 +91,34 @@ fn insert_nth<S: Storage>(world: &mut World<S>, entity: Entity, k: usize, x: f32
     result.expect("live entity");
 }
 
+/// The four components of a seed 000 entity spawned with value `x`, in insert order (what
+/// [`insert_nth`] inserts for k = 0..4): the peers insert these one at a time.
+#[cfg_attr(not(feature = "peers"), allow(dead_code))]
+pub(crate) fn four_components(x: f32) -> (Position, Rotation, Velocity, Health) {
+    (
+        Position([x, 0.0, 0.0]),
+        Rotation([0.0, x, 0.0]),
+        Velocity([0.0, 0.0, x]),
+        Health(x as u32),
+    )
+}
+
+/// The writes of [`write_nth`] for k = 0..4 on one entity's components, each where it has
+/// it (any mutable handle: `&mut`, or a peer's change-tracking guard); how many it wrote. The
+/// peers' write passes use it.
+#[cfg_attr(not(feature = "peers"), allow(dead_code))]
+pub(crate) fn write_four(
+    p: Option<impl DerefMut<Target = Position>>,
+    r: Option<impl DerefMut<Target = Rotation>>,
+    v: Option<impl DerefMut<Target = Velocity>>,
+    h: Option<impl DerefMut<Target = Health>>,
+) -> u64 {
+    u64::from(p.map(|mut c| c.0[0] += 1.0).is_some())
+        + u64::from(r.map(|mut c| c.0[1] += 1.0).is_some())
+        + u64::from(v.map(|mut c| c.0[2] += 1.0).is_some())
+        + u64::from(h.map(|mut c| c.0 += 1).is_some())
+}
+
 /// Writes component `k` of `entity`; false if it has none.
 fn write_nth<S: Storage>(world: &mut World<S>, entity: Entity, k: usize) -> bool {
     match k {
@@ -122,27 +152,31 @@ fn has_nth<S: Storage>(world: &World<S>, entity: Entity, k: usize) -> bool {
 
 /// Digest of every entity's four components (absent ones count as absent).
 fn world_digest<S: Storage>(world: &mut World<S>) -> u64 {
-    type All<'a> = (
-        Option<&'a Position>,
-        Option<&'a Rotation>,
-        Option<&'a Velocity>,
-        Option<&'a Health>,
-    );
-    let mut digest = Digest::default();
-    let mut count = 0;
     // `Entity` makes the query match every entity, whatever it holds.
-    world
-        .query::<(Entity, All)>()
-        .for_each(|(_, (p, r, v, h))| {
-            digest.add(entity_hash(p, r, v, h));
-            count += 1;
-        });
+    seed_digest(world.query::<(Entity, SeedItem)>().map(|(_, item)| item))
+}
+
+/// One entity's four components, each where it has it: what a world digest hashes.
+pub(crate) type SeedItem<'a> = (
+    Option<&'a Position>,
+    Option<&'a Rotation>,
+    Option<&'a Velocity>,
+    Option<&'a Health>,
+);
+
+/// The digest of a world: every entity's [`entity_hash`], with their count. Peers digest
+/// their worlds with it too, so their checksums match ours.
+pub(crate) fn seed_digest<'a>(entities: impl Iterator<Item = SeedItem<'a>>) -> u64 {
+    let mut digest = Digest::default();
+    let count = entities.fold(0, |count, (p, r, v, h)| {
+        digest.add(entity_hash(p, r, v, h));
+        count + 1
+    });
     digest.finish(count)
 }
 
 /// One entity's hash in a world digest: its four components, absent ones counting as absent.
-/// Peers hash their worlds with it too, so their checksums match ours.
-pub(crate) fn entity_hash(
+fn entity_hash(
     p: Option<&Position>,
     r: Option<&Rotation>,
     v: Option<&Velocity>,
@@ -164,24 +198,29 @@ fn outcome_checksum(world_digest: u64, events: u64) -> u64 {
 }
 
 /// One ECS as the create, add and add_write_delete bodies drive it: our `World<S>` here and,
-/// with the `peers` feature, hecs, bevy_ecs and shipyard, so each body is written once for
-/// every runner.
+/// with the `peers` feature, each peer, so each body is written once for every runner.
+///
+/// The operations come a pass at a time (create n entities, spawn n entities with their
+/// components, write, despawn), so a peer whose fastest path borrows its storages once and
+/// then makes one call per entity (shipyard's views, specs' storages, bevy's cached query
+/// states) takes that path; every pass still makes one call per entity and component.
 pub(crate) trait SeedWorld: 'static {
     /// The ECS's entity handle.
     type Entity: Copy + 'static;
     /// An empty world.
     fn new_world() -> Self;
-    /// Spawns an entity with no component.
-    fn spawn_empty(&mut self) -> Self::Entity;
-    /// Inserts component `k` (0..4, see [`insert_nth`]) on `entity`.
-    fn insert_nth(&mut self, entity: Self::Entity, k: usize, x: f32);
+    /// Creates `n` entities with no component, one call each.
+    fn create_empty(&mut self, n: usize);
+    /// Spawns `n` entities: entity `i` is created with no component, then given components
+    /// 0..4 (see [`insert_nth`], value `i`) one insert at a time. `spawned` sees each handle.
+    fn spawn_four_each(&mut self, n: usize, spawned: impl FnMut(Self::Entity));
     /// Writes the four components of every entity (see [`write_nth`]); returns how many
     /// writes found their component.
     fn write_all(&mut self, entities: &[Self::Entity]) -> u64;
-    /// Despawns a live entity.
-    fn despawn(&mut self, entity: Self::Entity);
-    /// Live entities.
-    fn live(&self) -> u64;
+    /// Despawns every entity of `entities` (live ones), one call each, and empties it.
+    fn despawn_all(&mut self, entities: &mut Vec<Self::Entity>);
+    /// Live entities (counted for the checksum, untimed).
+    fn live(&mut self) -> u64;
     /// Digest of every entity's four components, over [`entity_hash`].
     fn digest(&mut self) -> u64;
 }
@@ -193,12 +232,20 @@ impl<S: Storage> SeedWorld for World<S> {
         World::new()
     }
 
-    fn spawn_empty(&mut self) -> Entity {
-        self.spawn(())
+    fn create_empty(&mut self, n: usize) {
+        for _ in 0..n {
+            self.spawn(());
+        }
     }
 
-    fn insert_nth(&mut self, entity: Entity, k: usize, x: f32) {
-        insert_nth(self, entity, k, x);
+    fn spawn_four_each(&mut self, n: usize, mut spawned: impl FnMut(Entity)) {
+        for i in 0..n {
+            let e = self.spawn(());
+            for k in 0..4 {
+                insert_nth(self, e, k, i as f32);
+            }
+            spawned(e);
+        }
     }
 
     fn write_all(&mut self, entities: &[Entity]) -> u64 {
@@ -211,11 +258,13 @@ impl<S: Storage> SeedWorld for World<S> {
         writes
     }
 
-    fn despawn(&mut self, entity: Entity) {
-        World::despawn(self, entity).expect("live entity");
+    fn despawn_all(&mut self, entities: &mut Vec<Entity>) {
+        for e in entities.drain(..) {
+            World::despawn(self, e).expect("live entity");
+        }
     }
 
-    fn live(&self) -> u64 {
+    fn live(&mut self) -> u64 {
         self.len() as u64
     }
 
@@ -228,6 +277,9 @@ impl<S: Storage> SeedWorld for World<S> {
 pub(crate) struct Outcome<W> {
     world: Option<W>,
     events: u64,
+    /// Whether the checksum's events are the world's live entities (counted untimed), not
+    /// `events`.
+    count_live: bool,
 }
 
 impl<W: SeedWorld> Outcome<W> {
@@ -235,12 +287,17 @@ impl<W: SeedWorld> Outcome<W> {
         Outcome {
             world: None,
             events: 0,
+            count_live: false,
         }
     }
 
     fn checksum(&mut self) -> u64 {
-        let world = self.world.as_mut().map_or(0, W::digest);
-        outcome_checksum(world, self.events)
+        let (world, events) = match self.world.as_mut() {
+            Some(w) if self.count_live => (w.digest(), w.live()),
+            Some(w) => (w.digest(), self.events),
+            None => (0, self.events),
+        };
+        outcome_checksum(world, events)
     }
 }
 
@@ -250,23 +307,12 @@ fn outcome<W: SeedWorld>(run: impl FnMut(&mut Outcome<W>) + 'static) -> Box<dyn 
     prepared(Outcome::<W>::new(), run, Outcome::checksum)
 }
 
-/// Spawns an entity and inserts the four components one call at a time.
-fn spawn_with_four<W: SeedWorld>(world: &mut W, i: usize) -> W::Entity {
-    let e = world.spawn_empty();
-    for k in 0..4 {
-        world.insert_nth(e, k, i as f32);
-    }
-    e
-}
-
 /// The create body on any [`SeedWorld`].
 pub(crate) fn create<W: SeedWorld>(n: usize) -> Box<dyn Prepared> {
     outcome(move |out: &mut Outcome<W>| {
         let mut world = W::new_world();
-        for _ in 0..n {
-            world.spawn_empty();
-        }
-        out.events = world.live();
+        world.create_empty(n);
+        out.count_live = true;
         out.world = Some(world);
     })
 }
@@ -275,9 +321,7 @@ pub(crate) fn create<W: SeedWorld>(n: usize) -> Box<dyn Prepared> {
 pub(crate) fn add<W: SeedWorld>(n: usize) -> Box<dyn Prepared> {
     outcome(move |out: &mut Outcome<W>| {
         let mut world = W::new_world();
-        for i in 0..n {
-            spawn_with_four(&mut world, i);
-        }
+        world.spawn_four_each(n, drop);
         out.world = Some(world);
     })
 }
@@ -289,13 +333,9 @@ pub(crate) fn add_write_delete<W: SeedWorld>(reps: usize) -> Box<dyn Prepared> {
         let mut entities = Vec::with_capacity(ENTITIES_PER_REP);
         let mut writes = 0u64;
         for _ in 0..reps {
-            for i in 0..ENTITIES_PER_REP {
-                entities.push(spawn_with_four(&mut world, i));
-            }
+            world.spawn_four_each(ENTITIES_PER_REP, |e| entities.push(e));
             writes += world.write_all(&entities);
-            for e in entities.drain(..) {
-                world.despawn(e);
-            }
+            world.despawn_all(&mut entities);
         }
         out.events = writes;
         out.world = Some(world);

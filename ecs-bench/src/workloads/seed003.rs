@@ -239,28 +239,85 @@ pub struct ManyArchetypeQuery {
     info: WorkloadInfo,
 }
 
-fn insert_extras<St: Storage>(world: &mut World<St>, e: Entity, mask: usize) {
-    let x = mask as f32;
-    macro_rules! extras {
-        ($($bit:literal => $letter:ident),*) => {$(
-            if mask & (1 << $bit) != 0 {
-                world.insert(e, $letter(x)).expect("live entity");
-            }
-        )*};
+/// The archetypes of query_1..4: entity `i` gets the extras of mask `i % QUERY_MASKS`.
+pub(crate) const QUERY_MASKS: usize = 256;
+
+/// The (A, B, C, D) every query_1..4 entity `i` is spawned with.
+pub(crate) fn query_base(i: usize) -> (A, B, C, D) {
+    let x = (i % 97) as f32 * 0.01;
+    (A(x), B(x + 1.0), C(0.5), D(x * 0.5))
+}
+
+/// Inserts the extra letters (E..L) of a query_1..4 entity, one insert per letter:
+/// `|letter| insert` is expanded once per letter, run when the letter's bit is in `mask`,
+/// with `letter` bound to its value, so every runner (ours and the peers) builds the same
+/// 256 archetypes.
+macro_rules! insert_extras {
+    ($mask:expr, |$letter:ident| $insert:expr) => {{
+        let mask: usize = $mask;
+        let x = mask as f32;
+        insert_extras!(@bits mask, x, $letter, $insert,
+            [0 => E, 1 => F, 2 => G, 3 => H, 4 => I, 5 => J, 6 => K, 7 => L]);
+    }};
+    (@bits $mask:ident, $x:ident, $letter:ident, $insert:expr,
+        [$($bit:literal => $name:ident),*]) => {$(
+        if $mask & (1 << $bit) != 0 {
+            let $letter = $crate::components::$name($x);
+            $insert;
+        }
+    )*};
+}
+#[cfg_attr(not(feature = "peers"), allow(unused_imports))]
+pub(crate) use insert_extras;
+
+/// What query_1..4 do to each matched entity's `A`, given its `B`, `C` and `D` (as many as
+/// the arity reads); every runner calls these.
+pub(crate) mod query_step {
+    /// query_1.
+    #[inline(always)]
+    pub(crate) fn one(a: &mut f32) {
+        *a += 1.0;
     }
-    extras!(0 => E, 1 => F, 2 => G, 3 => H, 4 => I, 5 => J, 6 => K, 7 => L);
+    /// query_2.
+    #[inline(always)]
+    pub(crate) fn two(a: &mut f32, b: f32) {
+        *a += b;
+    }
+    /// query_3.
+    #[inline(always)]
+    pub(crate) fn three(a: &mut f32, b: f32, c: f32) {
+        *a += b * c;
+    }
+    /// query_4.
+    #[inline(always)]
+    pub(crate) fn four(a: &mut f32, b: f32, c: f32, d: f32) {
+        *a += b * c - d;
+    }
+}
+
+/// query_1..4's checksum: the `A` values left, with their count.
+pub(crate) fn query_checksum(a_values: impl Iterator<Item = f32>) -> u64 {
+    let mut digest = Digest::default();
+    let count = a_values.fold(0, |n, a| {
+        digest.add_f32s(&[a]);
+        n + 1
+    });
+    digest.finish(count)
 }
 
 fn query_pass<St: Storage>(world: &mut World<St>, arity: usize) {
+    use query_step::*;
     match arity {
-        1 => world.query::<&mut A>().for_each(|a| a.0 += 1.0),
-        2 => world.query::<(&mut A, &B)>().for_each(|(a, b)| a.0 += b.0),
+        1 => world.query::<&mut A>().for_each(|a| one(&mut a.0)),
+        2 => world
+            .query::<(&mut A, &B)>()
+            .for_each(|(a, b)| two(&mut a.0, b.0)),
         3 => world
             .query::<(&mut A, &B, &C)>()
-            .for_each(|(a, b, c)| a.0 += b.0 * c.0),
+            .for_each(|(a, b, c)| three(&mut a.0, b.0, c.0)),
         _ => world
             .query::<(&mut A, &B, &C, &D)>()
-            .for_each(|(a, b, c, d)| a.0 += b.0 * c.0 - d.0),
+            .for_each(|(a, b, c, d)| four(&mut a.0, b.0, c.0, d.0)),
     }
 }
 
@@ -272,22 +329,16 @@ impl Workload for ManyArchetypeQuery {
     fn prepare<St: Storage>(&self, n: usize) -> Box<dyn Prepared> {
         let mut world = World::<St>::new();
         for i in 0..n {
-            let x = (i % 97) as f32 * 0.01;
-            let e = world.spawn((A(x), B(x + 1.0), C(0.5), D(x * 0.5)));
-            insert_extras(&mut world, e, i % 256);
+            let e = world.spawn(query_base(i));
+            insert_extras!(i % QUERY_MASKS, |letter| world
+                .insert(e, letter)
+                .expect("live entity"));
         }
         let arity = self.arity;
         prepared(
             world,
             move |world| query_pass(world, arity),
-            |world| {
-                let mut digest = Digest::default();
-                let count = world.query::<&A>().fold(0, |n, a| {
-                    digest.add_f32s(&[a.0]);
-                    n + 1
-                });
-                digest.finish(count)
-            },
+            |world| query_checksum(world.query::<&A>().map(|a| a.0)),
         )
     }
 }

@@ -138,20 +138,39 @@ fn cell<T: Component + Copy + Default>(
 /// [`Backend::sparse_set`]). Needs the counting allocator installed; otherwise every byte
 /// count is 0.
 pub fn memory_table(backend: Backend, entities: usize) -> MemoryTable {
-    let mut cells = Vec::with_capacity(SIZES.len() * UTILISATIONS.len());
-    macro_rules! sizes {
-        ($($words:literal),*) => {$(
-            for tenths in UTILISATIONS {
-                cells.push(cell::<Blob<$words>>(backend, entities, tenths));
-            }
-        )*};
-    }
-    sizes!(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
     MemoryTable {
         entities,
         sparse_backend: backend.name().to_owned(),
-        cells,
+        cells: memory_cells(backend, entities, &SIZES, &UTILISATIONS),
     }
+}
+
+/// The cells for component sizes `sizes` (from [`SIZES`]; others are skipped) at
+/// utilisations `tenths`, size-major, measured as [`memory_table`] does: what the
+/// `component_storage` example prints for a few of them.
+pub fn memory_cells(
+    backend: Backend,
+    entities: usize,
+    sizes: &[usize],
+    tenths: &[u32],
+) -> Vec<MemoryCell> {
+    let mut cells = Vec::with_capacity(sizes.len() * tenths.len());
+    for &size in sizes {
+        for &t in tenths {
+            macro_rules! by_size {
+                ($($words:literal),*) => {
+                    match size / 8 {
+                        $($words if size % 8 == 0 => cell::<Blob<$words>>(backend, entities, t),)*
+                        _ => continue,
+                    }
+                };
+            }
+            cells.push(by_size!(
+                1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16
+            ));
+        }
+    }
+    cells
 }
 
 /// Entities per world at each scale: large enough that page granularity does not dominate

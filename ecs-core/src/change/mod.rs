@@ -92,6 +92,16 @@ pub struct TrackedLogs {
 }
 
 impl TrackedLogs {
+    /// Heap bytes of both logs.
+    pub fn memory_usage(&self) -> usize {
+        self.added.memory_usage() + self.changed.memory_usage()
+    }
+
+    /// Entries both logs keep for readers that have not seen them yet.
+    pub fn retained(&self) -> usize {
+        self.added.retained() + self.changed.retained()
+    }
+
     /// The log of `kind`.
     #[inline]
     pub fn get(&self, kind: ChangeKind) -> &ChangeLog {
@@ -147,12 +157,20 @@ impl ChangeStore {
 
     /// Heap bytes held by every log.
     pub fn memory_usage(&self) -> usize {
+        self.table_bytes() + self.tracked().map(|(_, l)| l.memory_usage()).sum::<usize>()
+    }
+
+    /// Heap bytes of the table of logs itself (one slot per component id up to the largest
+    /// tracked one), without the logs.
+    pub fn table_bytes(&self) -> usize {
         self.logs.capacity() * size_of::<Option<TrackedLogs>>()
-            + self
-                .logs
-                .iter()
-                .flatten()
-                .map(|l| l.added.memory_usage() + l.changed.memory_usage())
-                .sum::<usize>()
+    }
+
+    /// Every tracked component whose logs exist, with its logs, in id order.
+    pub fn tracked(&self) -> impl Iterator<Item = (ComponentId, &TrackedLogs)> {
+        self.logs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, l)| Some((ComponentId::new(i as u32), l.as_ref()?)))
     }
 }

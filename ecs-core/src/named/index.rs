@@ -5,7 +5,7 @@
 //! *prototypes*: the empty prototype `P0`, then `P0 + (Transform, "Transform")`, then that
 //! plus `(RenderData, "Fog")`, and so on. Each prototype is stored once, as
 //! `{base, component, name}`, and every entity built the same way (from the same template)
-//! refers to the same last prototype, so the index costs one `u32` per entity slot plus a
+//! refers to the same last prototype, so the index costs two bytes per entity slot plus a
 //! registry that grows with the number of distinct compositions, not with entities:
 //!
 //! ```text
@@ -28,8 +28,9 @@
 //!   prototype index").
 //! * **find** `(entity, name)`: read the entity's prototype from its slot and walk towards
 //!   `P0` until the name matches. Where the seed kept `Map<Entity, Prototype>` (most of its
-//!   index memory), the slot array is indexed by the entity's index: 4 bytes per slot (in
-//!   4 KiB pages allocated on first use, so no growth slack), no hashing.
+//!   index memory), the slot array is indexed by the entity's index: 2 bytes per slot (in
+//!   4 KiB pages allocated on first use, so no growth slack; 4 bytes once the registry
+//!   holds 65,536 prototypes, see [`SlotPages`]), no hashing.
 //! * **remove** an instance: walk to the link that added it and re-add the links above it
 //!   on top of its base, so the entity's chain holds exactly its instances (no stale
 //!   answer); despawn moves the entity to `P0`.
@@ -44,6 +45,7 @@
 use hashbrown::HashTable;
 
 use super::names::NameId;
+use super::slots::SlotPages;
 use crate::component::ComponentId;
 
 /// Unused prototypes are swept once there are at least this many and more than used ones.
@@ -248,7 +250,7 @@ impl EntityIndex {
             + self.scratch.capacity() * size_of::<(ComponentId, NameId)>()
     }
 
-    /// Heap bytes of the per-entity-slot array (4 bytes per slot of the pages in use, and
+    /// Heap bytes of the per-entity-slot array (2 bytes per slot of the pages in use, and
     /// the page table).
     pub fn slot_bytes(&self) -> usize {
         self.of_entity.bytes()
@@ -305,14 +307,7 @@ impl EntityIndex {
 
     /// Moves the entity at `slot` to prototype `next`.
     fn move_entity(&mut self, slot: u32, next: u32) {
-        let previous = if next == EMPTY {
-            match self.of_entity.get_mut(slot) {
-                Some(at) => std::mem::replace(at, EMPTY),
-                None => return,
-            }
-        } else {
-            std::mem::replace(self.of_entity.get_or_insert(slot), next)
-        };
+        let previous = self.of_entity.set(slot, next);
         if next != EMPTY {
             self.add_ref(next);
         }
@@ -347,71 +342,6 @@ impl EntityIndex {
         if self.unused >= SWEEP_MIN && self.unused > used {
             self.collect_garbage();
         }
-    }
-}
-
-/// Slots per page of [`SlotPages`] (4 KiB of `u32`s).
-const PAGE: usize = 1024;
-
-/// The per-entity-slot prototype array, in pages allocated on first use: 4 bytes per slot
-/// of the pages in use, and no slack from growing by doubling (a `Vec` grown to the slot
-/// count keeps up to twice that). A page stays once allocated: the entity allocator reuses
-/// freed slots first, so the pages in use follow the peak number of entities.
-#[derive(Debug, Default)]
-struct SlotPages {
-    pages: Vec<Option<Box<[u32; PAGE]>>>,
-}
-
-impl SlotPages {
-    #[inline]
-    fn split(slot: u32) -> (usize, usize) {
-        (slot as usize / PAGE, slot as usize % PAGE)
-    }
-
-    /// The prototype of `slot` (`EMPTY` where no page exists).
-    #[inline]
-    fn get(&self, slot: u32) -> u32 {
-        let (page, offset) = Self::split(slot);
-        match self.pages.get(page) {
-            Some(Some(page)) => page[offset],
-            _ => EMPTY,
-        }
-    }
-
-    /// The entry of `slot`, if its page exists.
-    fn get_mut(&mut self, slot: u32) -> Option<&mut u32> {
-        let (page, offset) = Self::split(slot);
-        Some(&mut self.pages.get_mut(page)?.as_mut()?[offset])
-    }
-
-    /// The entry of `slot`, allocating its page.
-    fn get_or_insert(&mut self, slot: u32) -> &mut u32 {
-        let (page, offset) = Self::split(slot);
-        if self.pages.len() <= page {
-            self.pages.resize_with(page + 1, || None);
-        }
-        &mut self.pages[page].get_or_insert_with(|| Box::new([EMPTY; PAGE]))[offset]
-    }
-
-    /// The slots whose prototype is not `EMPTY`.
-    fn occupied(&self) -> Vec<u32> {
-        let mut out = Vec::new();
-        for (p, page) in self.pages.iter().enumerate() {
-            if let Some(page) = page {
-                let base = (p * PAGE) as u32;
-                out.extend(
-                    (0..PAGE as u32)
-                        .filter(|&o| page[o as usize] != EMPTY)
-                        .map(|o| base + o),
-                );
-            }
-        }
-        out
-    }
-
-    fn bytes(&self) -> usize {
-        self.pages.capacity() * size_of::<Option<Box<[u32; PAGE]>>>()
-            + self.pages.iter().flatten().count() * PAGE * size_of::<u32>()
     }
 }
 

@@ -15,7 +15,7 @@
 //!   hold a `Fog` of two types. An unnamed component is found by its type's short name
 //!   (`Transform` for `game::Transform`) unless a named instance has taken that name.
 //! * **The index** ([`EntityIndex`]) answers "which component holds this entity's instance
-//!   named N" with the seed's prototype chain: one `u32` per entity slot and a small shared
+//!   named N" with the seed's prototype chain: two bytes per entity slot (four past 65,536 prototypes) and a small shared
 //!   registry of prototypes.
 //! * **Properties** ([`crate::properties`]) read and write an instance's fields by name.
 //!
@@ -44,6 +44,7 @@
 
 mod index;
 mod names;
+mod slots;
 
 pub use index::{EntityIndex, SWEEP_MIN};
 pub use names::{NameId, Names};

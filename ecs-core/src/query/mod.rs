@@ -27,6 +27,7 @@ pub mod par;
 mod ref_iter;
 mod state;
 mod view;
+pub mod walk;
 
 pub use access::{Access, QueryBuilder, QueryPlan};
 pub use change_filter::{Added, Changed, Or};
@@ -39,6 +40,7 @@ pub use ref_iter::QueryRefIter;
 pub(crate) use state::exactly_one;
 pub use state::QueryState;
 pub use view::QueryView;
+pub use walk::{QueryWalk, SlotWalk};
 
 use std::marker::PhantomData;
 

@@ -560,17 +560,28 @@ impl<S: Storage> Schedule<S> {
     /// that do not exist ([`EcsError::MissingResource`]), ordering constraints that form a
     /// cycle ([`EcsError::ScheduleCycle`]).
     pub fn try_run(&mut self, world: &mut World<S>) -> Result<(), EcsError> {
-        self.initialize(world)?;
+        // Problems are gathered, not returned one at a time: a system whose parameters
+        // conflict stays out of the plan, and the others are still checked.
+        let mut errors = Vec::new();
+        if let Err(err) = self.initialize(world) {
+            flatten_into(err, &mut errors);
+        }
         world.flush();
-        let plan = self.take_plan()?;
-        let missing = plan
-            .order
-            .iter()
-            .filter_map(|&i| self.entries[i].system.validate(world).err())
-            .collect();
-        if let Err(err) = EcsError::all(missing) {
+        let plan = match self.take_plan() {
+            Ok(plan) => plan,
+            Err(err) => {
+                flatten_into(err, &mut errors);
+                return EcsError::all(errors);
+            }
+        };
+        errors.extend(
+            plan.order
+                .iter()
+                .filter_map(|&i| self.entries[i].system.validate(world).err()),
+        );
+        if !errors.is_empty() {
             self.plan = Some(plan);
-            return Err(err);
+            return EcsError::all(errors);
         }
         let result = self.run_segments(&plan, world);
         self.plan = Some(plan);
@@ -720,6 +731,15 @@ fn run_caught<S: Storage>(
 ) -> Option<Box<dyn Any + Send>> {
     // SAFETY: see the function's documentation.
     catch_unwind(AssertUnwindSafe(|| unsafe { system.run_unsafe(world) })).err()
+}
+
+/// Appends `err` to `errors`, unpacking [`EcsError::Many`] so a report lists each problem
+/// once at the top level.
+fn flatten_into(err: EcsError, errors: &mut Vec<EcsError>) {
+    match err {
+        EcsError::Many(many) => errors.extend(many),
+        err => errors.push(err),
+    }
 }
 
 #[cfg(test)]

@@ -217,14 +217,14 @@ impl HandlesBuilder {
             {
                 *len += 1
             }
-            Some(_) => self.to_list(entity),
+            Some(_) => self.become_list(entity),
             None if self.list.is_empty() => self.run = Some((entity, 1)),
             None => self.list.push(entity),
         }
     }
 
     #[cold]
-    fn to_list(&mut self, next: Entity) {
+    fn become_list(&mut self, next: Entity) {
         let (first, len) = self.run.take().expect("called on a run");
         self.list.reserve(self.room.max(len + 1));
         self.list.extend((0..len).map(|i| run_at(first, i)));

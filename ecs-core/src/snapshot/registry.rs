@@ -29,7 +29,7 @@ use crate::resource::{Resource, Resources};
 /// `type_name` or `TypeId` would).
 ///
 /// Typed components and resources are added with the consuming builder methods (each
-/// returns the registry with the type added to its type, see the [module docs](self));
+/// returns the registry with the type added to its type, see the [module docs](crate::snapshot));
 /// run-time components with [`SnapshotRegistry::dynamic`]. Save with
 /// [`SnapshotRegistry::save`], load with [`SnapshotRegistry::load`]. Components the
 /// registry does not name are left out of a save; the relationships ([`ChildOf`](crate::ChildOf),

@@ -8,6 +8,7 @@ mod by_id;
 mod entity_access;
 mod entity_ref;
 mod insert_remove;
+mod layout;
 mod load;
 mod named;
 mod properties;
@@ -308,14 +309,14 @@ impl<S: Storage> World<S> {
     /// assert_eq!(world.despawn(e), Ok(()));
     /// assert_eq!(world.despawn(e), Err(EcsError::NoSuchEntity(e)));
     /// ```
+    #[inline]
     pub fn despawn(&mut self, entity: Entity) -> Result<(), EcsError> {
         self.flush();
         // Links first (one branch for a world that never linked two entities), so no child
-        // is left naming a dead parent; see `crate::hierarchy` for the policy.
-        if let Some(ids) = self.hierarchy {
-            if self.entities.contains(entity) {
-                self.detach(ids, entity);
-            }
+        // is left naming a dead parent; see `crate::hierarchy` for the policy. Out of line,
+        // so the common path stays small enough to inline into the caller's loop.
+        if self.hierarchy.is_some() {
+            self.detach_for_despawn(entity);
         }
         // Free the handle first: if a component's Drop panics, the entity is already gone
         // everywhere and the storage finishes removing it while unwinding.
@@ -325,6 +326,17 @@ impl<S: Storage> World<S> {
         self.index.release(entity.index());
         self.storage.despawn(entity);
         Ok(())
+    }
+
+    /// Unlinks `entity` (if live) from its parent and children before a despawn.
+    #[cold]
+    #[inline(never)]
+    fn detach_for_despawn(&mut self, entity: Entity) {
+        if let Some(ids) = self.hierarchy {
+            if self.entities.contains(entity) {
+                self.detach(ids, entity);
+            }
+        }
     }
 
     /// Despawns live `entity` without looking at its links (the recursive despawn keeps
@@ -704,13 +716,20 @@ impl<S: Storage> World<S> {
     }
 }
 
+/// `{:?}` is one line (backend, entity and component counts, bytes); `{:#?}` adds the whole
+/// [`World::layout`].
 impl<S: Storage> fmt::Debug for World<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("World")
-            .field("backend", &S::NAME)
+        let alternate = f.alternate();
+        let mut s = f.debug_struct("World");
+        s.field("backend", &S::NAME)
             .field("entities", &self.entities.len())
             .field("components", &self.components.len())
-            .finish()
+            .field("memory_usage", &self.memory_usage());
+        if alternate {
+            s.field("layout", &self.layout());
+        }
+        s.finish()
     }
 }
 

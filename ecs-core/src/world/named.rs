@@ -268,7 +268,7 @@ impl<S: Storage> World<S> {
         if !self.entities.contains(entity) {
             return None;
         }
-        self.find_name(entity, self.components.names().get(name)?)
+        self.find_text(entity, name)
     }
 
     /// [`World::find`] by an interned name ([`Components::names`](
@@ -335,6 +335,19 @@ impl<S: Storage> World<S> {
     /// ```
     pub fn collect_prototypes(&mut self) -> usize {
         self.index.collect_garbage()
+    }
+
+    /// The component holding live `entity`'s instance called `name` (text): a named
+    /// instance through the index, or an unnamed component of a Rust type of that short name.
+    pub(crate) fn find_text(&self, entity: Entity, name: &str) -> Option<ComponentId> {
+        if let Some(id) = self.components.names().get(name) {
+            if let Some(found) = self.index.find(entity.index(), id) {
+                return Some(found);
+            }
+        }
+        self.components
+            .types_with_short_name(name)
+            .find(|&id| self.storage.contains(entity, id))
     }
 
     /// The component holding live `entity`'s instance called `name`.

@@ -103,10 +103,7 @@ impl<S: Storage> World<S> {
     ) -> Result<(ComponentId, &'static Property), EcsError> {
         self.check(entity)?;
         let id = self
-            .components
-            .names()
-            .get(instance)
-            .and_then(|name| self.find_name(entity, name))
+            .find_text(entity, instance)
             .ok_or_else(|| unknown_instance(entity, instance))?;
         let info = self.components.info(id);
         let fields = info

@@ -7,9 +7,10 @@
 //! loaded part must survive another save and load unchanged. Any panic is a failure too
 //! (the caller catches it: libFuzzer, or [`super::mutate`]'s runner).
 
-use ecs_archetype::{ArchetypeStorage, HybridStorage};
+use ecs_archetype::ArchetypeStorage;
 use ecs_core::testing::VecStorage;
 use ecs_core::{Storage, World};
+use ecs_hybrid::HybridStorage;
 use ecs_sparse::SparseStorage;
 
 use super::kit::{build, dump, registry, Fingerprint, Step};

@@ -370,3 +370,148 @@ fn spawn_columns_appends_whole_columns_and_keeps_groups() {
         assert_eq!(alive(&counter), 0, "every value dropped once");
     }
 }
+
+/// With many component types the storage keeps holders (which sets may hold each entity):
+/// every way an entity gains a component marks it, and despawn, asking only the marked
+/// sets, still removes the entity from each set that held it; components held before the
+/// holders were kept are found too, and removed components leave a harmless stale mark.
+#[test]
+fn despawn_with_many_component_types_leaves_no_set_holding_the_entity() {
+    let types = TRACK_FROM + 40;
+    let mut world = World::<SparseStorage>::new();
+    let raw = |world: &mut World<SparseStorage>, i: usize| {
+        world.register_dynamic(ComponentDescriptor {
+            name: format!("c{i}").into(),
+            layout: Layout::new::<u32>(),
+            drop: None,
+            storage: StorageKind::Sparse,
+        })
+    };
+    let ids: Vec<ComponentId> = (0..types).map(|i| raw(&mut world, i)).collect();
+    let n: usize = if cfg!(miri) { 12 } else { 300 };
+    // Typed components first (their sets exist before holders are kept), then a batch.
+    let early: Vec<Entity> = (0..n as u32)
+        .map(|i| world.spawn((Pos(i as f32, 0.0),)))
+        .collect();
+    world.spawn_batch((0..n).map(|i| (Pos(i as f32, 1.0), Tag)));
+    let mut held: Vec<(Entity, Vec<ComponentId>)> = Vec::new();
+    for (k, &e) in early.iter().enumerate() {
+        let mine: Vec<ComponentId> = ids.iter().copied().skip(k % 7).step_by(5).collect();
+        for &id in &mine {
+            world
+                .insert_bytes(e, id, &(k as u32).to_ne_bytes())
+                .unwrap();
+        }
+        held.push((e, mine));
+    }
+    assert!(
+        world.storage().holders.is_some(),
+        "{types} sets: holders kept"
+    );
+    for (k, (e, mine)) in held.iter().enumerate() {
+        if k % 3 == 0 {
+            world.remove_by_id(*e, mine[0]).unwrap();
+        }
+        if k % 2 == 0 {
+            world.despawn(*e).unwrap();
+        }
+    }
+    for (k, (e, mine)) in held.iter().enumerate() {
+        for (j, &id) in mine.iter().enumerate() {
+            let want = k % 2 == 1 && !(j == 0 && k % 3 == 0);
+            assert_eq!(
+                world.storage().contains(*e, id),
+                want,
+                "entity {k}, type {j}"
+            );
+        }
+    }
+    let pos = world.component_id::<Pos>().unwrap();
+    assert_eq!(
+        world.storage().set(pos).unwrap().len(),
+        2 * n - n.div_ceil(2),
+        "despawned entities left the typed set too"
+    );
+    // Spawned, batch-spawned and inserted once the holders are kept.
+    let late = world.spawn((Pos(-1.0, 0.0), Name("late".into())));
+    world.insert(late, Tag).unwrap();
+    let batch = world
+        .spawn_batch((0..n).map(|i| (Name(format!("b{i}")), Tag)))
+        .to_vec();
+    world.despawn(late).unwrap();
+    for &e in batch.iter().step_by(2) {
+        world.despawn(e).unwrap();
+    }
+    let (name, tag) = (
+        world.component_id::<Name>().unwrap(),
+        world.component_id::<Tag>().unwrap(),
+    );
+    for id in [pos, name, tag] {
+        assert!(!world.storage().contains(late, id));
+    }
+    for (k, &e) in batch.iter().enumerate() {
+        let want = k % 2 == 1;
+        assert_eq!(world.storage().contains(e, name), want, "batch {k}");
+        assert_eq!(world.storage().contains(e, tag), want, "batch {k}");
+    }
+    world.clear();
+    assert!(world.storage().sets().all(|set| set.is_empty()));
+}
+
+/// A snapshot load puts its entities into the sets through `spawn_columns`, which must mark
+/// the holders as a spawn does: with many component types, despawning loaded entities leaves
+/// no set holding them, whether the load made the sets (and started the holders) or merged
+/// into sets that were there.
+#[test]
+fn snapshot_load_with_many_component_types_then_despawn_leaves_no_set_holding_the_entity() {
+    use ecs_core::snapshot::{DynamicCodec, SnapshotRegistry};
+    let types = TRACK_FROM + 8;
+    let descriptor = |i: usize| ComponentDescriptor {
+        name: format!("c{i}").into(),
+        layout: Layout::new::<u32>(),
+        drop: None,
+        storage: StorageKind::Sparse,
+    };
+    let mut registry = SnapshotRegistry::new();
+    for i in 0..types {
+        registry.add_dynamic(&format!("c{i}"), descriptor(i), DynamicCodec::plain_bytes());
+    }
+    let mut source = World::<SparseStorage>::new();
+    let ids: Vec<ComponentId> = (0..types)
+        .map(|i| source.register_dynamic(descriptor(i)))
+        .collect();
+    let n = if cfg!(miri) { 6 } else { 200 };
+    for k in 0..n {
+        let e = source.spawn(());
+        for &id in ids.iter().skip(k % 3).step_by(2) {
+            source
+                .insert_bytes(e, id, &(k as u32).to_ne_bytes())
+                .unwrap();
+        }
+    }
+    let bytes = postcard::to_allocvec(&registry.save(&source)).unwrap();
+    let mut world = World::<SparseStorage>::new();
+    let mut loaded = Vec::new();
+    for _ in 0..2 {
+        let map = registry
+            .load(&mut world, &mut postcard::Deserializer::from_bytes(&bytes))
+            .unwrap();
+        assert!(
+            world.storage().holders.is_some(),
+            "{types} sets: holders kept"
+        );
+        loaded.extend(map.loaded());
+    }
+    for &e in loaded.iter().step_by(2) {
+        world.despawn(e).unwrap();
+    }
+    for (k, &e) in loaded.iter().enumerate() {
+        let held = world.storage().sets().filter(|set| set.contains(e)).count();
+        let want = if k % 2 == 0 {
+            0
+        } else {
+            ids.iter().skip(k % n % 3).step_by(2).count()
+        };
+        assert_eq!(held, want, "loaded entity {k}");
+    }
+}

@@ -17,7 +17,7 @@ macro_rules! backends {
             $(#[test] fn $name() { crate::$($seg)::+::<ecs_archetype::ArchetypeStorage>() })*
         }
         mod hybrid {
-            $(#[test] fn $name() { crate::$($seg)::+::<ecs_archetype::HybridStorage>() })*
+            $(#[test] fn $name() { crate::$($seg)::+::<ecs_hybrid::HybridStorage>() })*
         }
     };
     ($($func:ident),* $(,)?) => {

@@ -7,9 +7,9 @@
 use std::any::{type_name, Any};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use ecs_archetype::HybridStorage;
 use ecs_core::commands::{CommandQueue, Commands};
 use ecs_core::{Added, Bundle, Changed, Component, EcsError, Entity, Storage, StorageKind, World};
+use ecs_hybrid::HybridStorage;
 
 use crate::components::{size, Ledger, Tag, Tracked, Tracked2, A, B};
 

@@ -18,12 +18,15 @@ mod queries;
 mod rng;
 mod stale;
 mod unstored;
+mod world_layout;
 
 #[path = "../common/backends.rs"]
 #[macro_use]
 mod backends;
 
 backends! {
+    world_layout::layout_agrees_with_memory_and_counts => world_layout,
+    world_layout::query_walks_cover_the_matches => query_walks,
     model::random_operations_match_hashmap_model => model_100k_ops,
     drops::every_value_dropped_exactly_once => drops_exactly_once,
     drops::panicking_drop_on_despawn => panic_on_despawn,

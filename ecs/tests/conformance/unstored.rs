@@ -10,9 +10,10 @@
 
 use std::alloc::Layout;
 
+use ecs_core::query::{DynFilter, DynQuery};
 use ecs_core::{
-    Component, ComponentDescriptor, Entity, Or, QueryState, Storage, StorageKind, With, Without,
-    World,
+    Component, ComponentDescriptor, ComponentId, Entity, Or, QueryState, Storage, StorageKind,
+    With, Without, World,
 };
 
 use crate::components::{size, A};
@@ -284,5 +285,62 @@ pub fn runtime_components_in_every_history<S: Storage>() {
             .sum::<u32>();
         assert_eq!(untagged, 45, "{kind:?}");
         assert_eq!(world.query::<(&A, &P<true>)>().count(), 0, "{kind:?}");
+        dynamic_roles(&mut world, &es, [never, removed, held], kind);
+    }
+}
+
+/// Run-time queries over run-time components in each history (`ids`: never stored, stored
+/// then removed, held by the even entities of `es`), in every combination of roles:
+/// required (read or write), optional and excluded, beside the typed `A` every entity holds.
+fn dynamic_roles<S: Storage>(
+    world: &mut World<S>,
+    es: &[Entity],
+    ids: [ComponentId; 3],
+    kind: StorageKind,
+) {
+    let a = world.register_component::<A>();
+    let holds = |history: usize, e: usize| history == 2 && e % 2 == 0;
+    // Role of each of the three run-time components: 0 absent from the query, 1 required
+    // read, 2 required write, 3 optional, 4 excluded.
+    // Under Miri every seventh combination (coprime to 5: every role of every history).
+    let step = if cfg!(miri) { 7 } else { 1 };
+    for roles in (0..5usize.pow(3)).step_by(step) {
+        let role = |k: usize| roles / 5usize.pow(k as u32) % 5;
+        let mut query = DynQuery::new().read(a);
+        let mut fetched = Vec::new();
+        for (k, &id) in ids.iter().enumerate() {
+            match role(k) {
+                1 => query = query.read(id),
+                2 => query = query.write(id),
+                3 => query = query.read_optional(id),
+                4 => query = query.filter(DynFilter::Without(id)),
+                _ => continue,
+            }
+            if role(k) != 4 {
+                fetched.push(k);
+            }
+        }
+        let want: Vec<Entity> = (0..es.len())
+            .filter(|&e| {
+                (0..3).all(|k| match role(k) {
+                    1 | 2 => holds(k, e),
+                    4 => !holds(k, e),
+                    _ => true,
+                })
+            })
+            .map(|e| es[e])
+            .collect();
+        let mut state = world.dyn_query(&query).unwrap();
+        let mut got = Vec::new();
+        state.for_each(world, |item| {
+            let e = es.iter().position(|&x| x == item.entity()).unwrap();
+            for (term, &k) in fetched.iter().enumerate() {
+                let bytes = item.bytes(term + 1).map(<[u8]>::to_vec);
+                let want = holds(k, e).then(|| vec![1u8, 2, 3, e as u8]);
+                assert_eq!(bytes, want, "{kind:?} roles {roles} term {term}");
+            }
+            got.push(item.entity());
+        });
+        assert_eq!(sorted(got), sorted(want), "{kind:?} roles {roles}");
     }
 }

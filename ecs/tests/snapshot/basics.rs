@@ -346,3 +346,24 @@ pub fn unregistered_components_are_left_out<S: Storage>() {
     load_json(&mut copy, &text).unwrap();
     assert_eq!(copy.query_ref::<&Secret>().count(), 0);
 }
+
+/// A load fills storage units (tables, sets, columns adopted whole) by its own path:
+/// `World::layout` must still describe them to the byte, into an empty world and merged
+/// into one that has entities.
+pub fn layout_bytes_equal_memory_usage_after_a_load<S: Storage>() {
+    let source: World<S> = build(&sample_steps());
+    let bytes = binary(&source);
+    let check = |world: &World<S>, when: &str| {
+        let layout = world.layout();
+        assert_eq!(layout.bytes(), world.memory_usage(), "{when}: bytes");
+        assert_eq!(layout.entities.live, world.len(), "{when}: live entities");
+        assert!(layout.to_string().ends_with("(= memory_usage)"), "{when}");
+    };
+    let mut fresh = World::<S>::new();
+    load_binary(&mut fresh, &bytes).unwrap();
+    check(&fresh, "loaded into an empty world");
+    let mut merged: World<S> = build(&target_steps());
+    load_binary(&mut merged, &bytes).unwrap();
+    load_json(&mut merged, &json(&source)).unwrap();
+    check(&merged, "merged twice");
+}

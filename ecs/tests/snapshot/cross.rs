@@ -1,12 +1,13 @@
 //! A snapshot saved on one backend loads on every other: the layout names no backend.
 
-use ecs_archetype::{ArchetypeStorage, HybridStorage};
+use ecs_archetype::ArchetypeStorage;
 use ecs_core::testing::VecStorage;
 use ecs_core::{Storage, World};
 use ecs_fuzz::generate::Rng;
 use ecs_fuzz::snapshot::harness::target_steps;
 use ecs_fuzz::snapshot::kit::{build, Step};
 use ecs_fuzz::snapshot::mutate::random_step;
+use ecs_hybrid::HybridStorage;
 use ecs_sparse::SparseStorage;
 
 use crate::basics::{assert_loaded, binary, json, load_binary, load_json, sample_steps};

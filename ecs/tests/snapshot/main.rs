@@ -31,6 +31,7 @@ backends! {
     basics::read_then_commit => read_then_commit,
     basics::empty_world_and_empty_registry => empty,
     basics::unregistered_components_are_left_out => unregistered,
+    basics::layout_bytes_equal_memory_usage_after_a_load => layout_after_load,
     bad_input::truncated => truncated,
     bad_input::malformed => malformed,
     bad_input::wrong_value_types => wrong_value_types,

@@ -3,11 +3,12 @@
 //! equal world on every backend, in both formats, into empty worlds and merged into worlds
 //! with entities, and across backends.
 
-use ecs_archetype::{ArchetypeStorage, HybridStorage};
+use ecs_archetype::ArchetypeStorage;
 use ecs_core::testing::VecStorage;
 use ecs_core::{Storage, World};
 use ecs_fuzz::snapshot::harness::target_steps;
 use ecs_fuzz::snapshot::kit::{build, Step};
+use ecs_hybrid::HybridStorage;
 use ecs_sparse::SparseStorage;
 use proptest::collection::vec;
 use proptest::option;

@@ -140,10 +140,10 @@ fn remap<L>(registry: &SnapshotRegistry<L>, staged: &mut Staged, new: &[Entity])
         // SAFETY: the buffer's first value, followed by `count - 1` more (`count > 0`).
         let base = unsafe { column.values.get_unchecked(0) };
         match &registry.components[column.entry].kind {
-            // SAFETY: `count` initialised values of the entry's type at `base`, writable
-            // (the staging buffer is ours).
             ComponentKind::Typed(info) => {
                 if let Some(map) = info.map {
+                    // SAFETY: `count` initialised values of the entry's type at `base`,
+                    // writable (the staging buffer is ours).
                     unsafe { map(base, count, &mut mapper) }
                 }
             }

@@ -403,8 +403,8 @@ fn spawn_columns_splits_table_and_sparse_columns() {
     c_values.forget_all();
     assert_eq!(storage.kind(churn), Some(StorageKind::Sparse));
     assert_eq!(storage.sparse().set(churn).unwrap().len(), 5);
-    // SAFETY: component `table` is `Table`.
     assert_eq!(
+        // SAFETY: component `table` is `Table`.
         unsafe {
             storage
                 .get_ptr(entities[4], table)

@@ -29,10 +29,10 @@
 
 use std::ptr::NonNull;
 
-use ecs_core::blob::BlobVec;
-use ecs_core::bundle::{Bundle, BundleInfo, BundleVisitor};
+use ecs_core::bundle::{Bundle, BundleInfo};
 use ecs_core::component::{Component, ComponentId, Components, StorageKind};
 use ecs_core::entity::Entity;
+use ecs_core::layout::StorageLayout;
 use ecs_core::storage::{
     ColumnAccess, ColumnValues, EntityPlace, QueryChunk, QueryDescriptor, SlotRole, Storage,
 };
@@ -40,11 +40,12 @@ use ecs_core::unwind::for_each_completing;
 use ecs_core::EcsError;
 use ecs_sparse::{SparseChunk, SparseChunks, SparseSet, SparseStorage};
 
-use crate::archetypes::Archetypes;
-use crate::bundle_cache::{BundleCache, NOT_IN_TABLE};
-use crate::chunk::{ArchetypeChunk, ArchetypeChunks};
-use crate::query_cache::QueryCache;
-use crate::table::TableRow;
+use ecs_archetype::archetypes::Archetypes;
+use ecs_archetype::chunk::{ArchetypeChunk, ArchetypeChunks};
+use ecs_archetype::query_cache::QueryCache;
+use ecs_archetype::split::OffTable;
+use ecs_archetype::table::TableRow;
+use ecs_archetype::ArchetypeStorage;
 
 /// Table components in archetypes, sparse components in sparse sets, in one world.
 ///
@@ -52,12 +53,13 @@ use crate::table::TableRow;
 /// * Every entity the world holds with a table component has a table row holding them; one
 ///   with none has no row (as in [`Archetypes`]). Its sparse components are in `sparse`.
 /// * `kinds[c]` is `Some(k)` once any value of component `c` was stored, with `k` the kind
-///   registered for `c`; table components only ever live in `archetypes`, sparse ones only in
+///   registered for `c`; table components only ever live in `tables`, sparse ones only in
 ///   `sparse`.
+/// * Every bundle `tables` spawns or reserves for is split by `SparseFields` (table
+///   components in the table, sparse ones handed to `sparse`).
 #[derive(Debug, Default)]
 pub struct HybridStorage {
-    archetypes: Archetypes,
-    bundles: BundleCache,
+    tables: ArchetypeStorage,
     sparse: SparseStorage,
     kinds: Vec<Option<StorageKind>>,
 }
@@ -84,7 +86,7 @@ impl EntityPlace for HybridPlace<'_> {
 impl HybridStorage {
     /// The table half.
     pub fn archetypes(&self) -> &Archetypes {
-        &self.archetypes
+        self.tables.archetypes()
     }
 
     /// The sparse half.
@@ -98,6 +100,16 @@ impl HybridStorage {
         self.kinds.get(component.index()).copied().flatten()
     }
 
+    /// Notes the kinds of a bundle's components (see [`HybridStorage::kind`]).
+    #[inline]
+    fn learn_bundle(&mut self, info: &BundleInfo, components: &Components) {
+        for &id in info.components() {
+            if self.kind(id).is_none() {
+                self.learn(id, components);
+            }
+        }
+    }
+
     fn learn(&mut self, component: ComponentId, components: &Components) -> StorageKind {
         let kind = components.info(component).storage();
         if self.kinds.len() <= component.index() {
@@ -108,54 +120,38 @@ impl HybridStorage {
     }
 }
 
-/// Writes a spawned bundle: table fields into the row's columns, sparse fields into sets.
-struct SplitWriter<'a> {
-    columns: &'a mut [BlobVec],
-    field_columns: &'a [u32],
-    sparse: &'a mut SparseStorage,
-    ids: &'a [ComponentId],
-    entity: Entity,
-    components: &'a Components,
-}
+/// The hybrid's split of a spawned bundle (see [`ecs_archetype::split`]): table components
+/// go to the table row, sparse ones into the sparse half's sets.
+struct SparseFields<'a>(&'a mut SparseStorage);
 
-impl SplitWriter<'_> {
-    /// Sends field `index` to its sparse set. Out of line, so the table path of `visit`
-    /// stays small enough to inline into a spawn loop.
-    #[inline(never)]
-    fn send_to_sparse<T: Component>(&mut self, index: usize, value: T) {
+// SAFETY: typed components are registered with `T::STORAGE` (a named instance of `T` with
+// `T`'s storage kind), so the two answers agree, and a registered kind never changes.
+unsafe impl OffTable for SparseFields<'_> {
+    #[inline(always)]
+    fn in_tables<T: Component>() -> bool {
+        T::STORAGE == StorageKind::Table
+    }
+
+    #[inline]
+    fn id_in_tables(id: ComponentId, components: &Components) -> bool {
+        components.info(id).storage() == StorageKind::Table
+    }
+
+    fn store<T: Component>(
+        &mut self,
+        entity: Entity,
+        id: ComponentId,
+        value: T,
+        components: &Components,
+    ) {
         let value = std::mem::ManuallyDrop::new(value);
         // SAFETY: the entity is new, so it lacks this component; the value is an owned `T`
-        // (the component `ids[index]`, by the `Bundle` contract) that the `ManuallyDrop`
-        // keeps us from dropping.
+        // (the component `id`, by the `Bundle` contract) that the `ManuallyDrop` keeps us
+        // from dropping.
         unsafe {
-            self.sparse.insert_new(
-                self.entity,
-                self.ids[index],
-                NonNull::from(&*value).cast(),
-                self.components,
-            )
+            self.0
+                .insert_new(entity, id, NonNull::from(&*value).cast(), components)
         }
-    }
-}
-
-impl BundleVisitor for SplitWriter<'_> {
-    #[inline(always)]
-    fn visit<T: Component>(&mut self, index: usize, value: T) {
-        // A bundle field's kind is its type's: typed components are registered with
-        // `T::STORAGE` (`ComponentInfo` of a Rust type), and the bundle cache sent exactly the
-        // table-kind fields to columns. So the branch folds away at compile time; a mismatch
-        // could only index `columns` with `NOT_IN_TABLE`, which the bounds check turns into a
-        // panic, never an out-of-bounds write.
-        if T::STORAGE == StorageKind::Sparse {
-            debug_assert_eq!(self.field_columns[index], NOT_IN_TABLE);
-            return self.send_to_sparse(index, value);
-        }
-        let column = self.field_columns[index];
-        debug_assert_ne!(column, NOT_IN_TABLE);
-        // SAFETY: the bundle cache maps field `index` to the column of its component, whose
-        // type is `T` (the `Bundle` contract); `push_batch` reserved room for this row in
-        // every column, and each field is visited once.
-        unsafe { self.columns[column as usize].push_unchecked(value) }
     }
 }
 
@@ -355,8 +351,7 @@ unsafe impl Storage for HybridStorage {
         T::STORAGE == StorageKind::Table
     }
 
-    /// A batch of one: the same path as `spawn_batch`. An entity spawned with no component
-    /// gets no row and no record (the `Archetypes` invariant): nothing to do.
+    /// The table half's spawn, split by `SparseFields`.
     #[inline]
     unsafe fn spawn<B: Bundle>(
         &mut self,
@@ -365,11 +360,18 @@ unsafe impl Storage for HybridStorage {
         info: &BundleInfo,
         components: &Components,
     ) {
-        if info.components().is_empty() {
-            return;
-        }
-        // SAFETY: forwarded contract (a batch of one).
-        unsafe { self.spawn_batch(std::iter::once((entity, bundle)), info, components) };
+        self.learn_bundle(info, components);
+        // SAFETY: forwarded contract; every spawn and reserve splits by `SparseFields` (type
+        // invariant).
+        unsafe {
+            self.tables.spawn_split(
+                entity,
+                bundle,
+                info,
+                components,
+                &mut SparseFields(&mut self.sparse),
+            )
+        };
     }
 
     unsafe fn spawn_batch<B: Bundle>(
@@ -378,43 +380,18 @@ unsafe impl Storage for HybridStorage {
         info: &BundleInfo,
         components: &Components,
     ) {
-        for &id in info.components() {
-            if self.kind(id).is_none() {
-                self.learn(id, components);
-            }
-        }
-        let in_table = |c: ComponentId| components.info(c).storage() == StorageKind::Table;
-        let target = self
-            .bundles
-            .resolve_split(info, &mut self.archetypes, components, in_table);
-        let field_columns = &target.field_columns;
-        let sparse = &mut self.sparse;
-        // SAFETY: `info` is the world's resolution of `B` (caller), so the cached target's
-        // table set is exactly the bundle's table fields, which `field_columns` maps
-        // one-to-one onto its columns; `visit` pushes at most one value of the right type
-        // onto each and, when it returns, exactly one (the other fields go to the sparse
-        // sets); a panic midway is rolled back by `push_batch`.
+        self.learn_bundle(info, components);
+        let sparse = &mut SparseFields(&mut self.sparse);
+        // SAFETY: as in `spawn`.
         unsafe {
-            self.archetypes.push_batch(
-                target.table,
-                batch,
-                #[inline(always)]
-                |columns, entity, bundle| {
-                    bundle.visit(&mut SplitWriter {
-                        columns,
-                        field_columns,
-                        sparse: &mut *sparse,
-                        ids: info.components(),
-                        entity,
-                        components,
-                    })
-                },
-            );
-        }
+            self.tables
+                .spawn_batch_split(batch, info, components, sparse)
+        };
     }
 
-    /// Table columns into the segment's table in one block each, sparse columns appended
-    /// to their sets (through the sparse half, which keeps its groups).
+    /// Table columns into the segment's table in one block each (through the table half),
+    /// sparse columns appended to their sets (through the sparse half, which keeps its
+    /// groups and marks its holders).
     unsafe fn spawn_columns(
         &mut self,
         entities: &[Entity],
@@ -442,8 +419,8 @@ unsafe impl Storage for HybridStorage {
         // SAFETY: forwarded contract, each half given its own columns (the entities are not
         // held, so have no row and are in no set).
         unsafe {
-            self.archetypes
-                .push_columns(entities, &mut table, components);
+            self.tables
+                .spawn_columns(entities, &mut table, empty, components);
             self.sparse
                 .spawn_columns(entities, &mut sparse, empty, components);
         }
@@ -478,12 +455,11 @@ unsafe impl Storage for HybridStorage {
     }
 
     unsafe fn reserve(&mut self, info: &BundleInfo, components: &Components, additional: usize) {
-        let in_table = |c: ComponentId| components.info(c).storage() == StorageKind::Table;
-        let table = self
-            .bundles
-            .resolve_split(info, &mut self.archetypes, components, in_table)
-            .table;
-        self.archetypes.reserve(table, additional);
+        // SAFETY: as in `spawn`.
+        unsafe {
+            self.tables
+                .reserve_split::<SparseFields<'_>>(info, components, additional)
+        };
     }
 
     fn despawn(&mut self, entity: Entity) {
@@ -496,13 +472,13 @@ unsafe impl Storage for HybridStorage {
             }
         }
         let _sparse = SparseHalf(&mut self.sparse, entity);
-        self.archetypes.despawn(entity);
+        self.tables.despawn(entity);
     }
 
     #[inline]
     fn get_ptr(&self, entity: Entity, component: ComponentId) -> Option<NonNull<u8>> {
         match self.kind(component)? {
-            StorageKind::Table => self.archetypes.get_ptr(entity, component),
+            StorageKind::Table => self.tables.get_ptr(entity, component),
             StorageKind::Sparse => self.sparse.get_ptr(entity, component),
         }
     }
@@ -513,7 +489,7 @@ unsafe impl Storage for HybridStorage {
     fn place(&self, entity: Entity) -> Option<HybridPlace<'_>> {
         Some(HybridPlace {
             storage: self,
-            row: self.archetypes.place(entity)?,
+            row: self.tables.place(entity)?,
             entity,
         })
     }
@@ -521,7 +497,7 @@ unsafe impl Storage for HybridStorage {
     /// The record's table index and row (table chunks are keyed by table).
     #[inline]
     fn entity_row(&self, entity: Entity) -> Option<(usize, usize)> {
-        self.archetypes.entity_row(entity)
+        self.tables.entity_row(entity)
     }
 
     /// Table chunks: the table's index. Runs of rowless entities and chunks of the sparse
@@ -550,7 +526,7 @@ unsafe impl Storage for HybridStorage {
             // SAFETY: forwarded contract (`entity` held, `id` is `T`'s id in the registry).
             StorageKind::Sparse => unsafe { self.sparse.insert(entity, id, value, components) },
             // SAFETY: as above.
-            StorageKind::Table => unsafe { self.archetypes.insert(entity, id, value, components) },
+            StorageKind::Table => unsafe { self.tables.insert(entity, id, value, components) },
         }
     }
 
@@ -568,8 +544,7 @@ unsafe impl Storage for HybridStorage {
             },
             // SAFETY: forwarded contract.
             StorageKind::Table => unsafe {
-                self.archetypes
-                    .insert_new(entity, component, value, components)
+                self.tables.insert_new(entity, component, value, components)
             },
         }
     }
@@ -585,16 +560,14 @@ unsafe impl Storage for HybridStorage {
             // SAFETY: forwarded contract.
             Some(StorageKind::Sparse) => unsafe { self.sparse.remove_into(entity, component, dst) },
             // SAFETY: forwarded contract.
-            Some(StorageKind::Table) => unsafe {
-                self.archetypes.remove_into(entity, component, dst)
-            },
+            Some(StorageKind::Table) => unsafe { self.tables.remove_into(entity, component, dst) },
         }
     }
 
     fn clear(&mut self) {
-        let (archetypes, sparse) = (&mut self.archetypes, &mut self.sparse);
+        let (tables, sparse) = (&mut self.tables, &mut self.sparse);
         for_each_completing(0..2, |half| match half {
-            0 => archetypes.clear(),
+            0 => tables.clear(),
             _ => sparse.clear(),
         });
     }
@@ -614,9 +587,13 @@ unsafe impl Storage for HybridStorage {
             "another descriptor"
         );
         if !cache.all_sparse {
-            cache
-                .tables
-                .update(&self.archetypes, &cache.table_descriptor);
+            let HybridQueryCache {
+                tables,
+                table_descriptor,
+                ..
+            } = cache;
+            self.tables
+                .update_query_cache(tables, table_descriptor, components);
         }
     }
 
@@ -629,11 +606,17 @@ unsafe impl Storage for HybridStorage {
         if cache.all_sparse {
             return HybridChunks::Sparse(self.sparse.query_chunks(&(), descriptor, alive));
         }
-        cache
-            .tables
-            .assert_current(&self.archetypes, descriptor.slots().len());
+        // A cache planned for another descriptor cannot reach a wrong slot: `kinds[slot]` is
+        // read (bounds-checked) before any column of a chunk.
+        debug_assert_eq!(
+            cache.kinds.len(),
+            descriptor.slots().len(),
+            "another descriptor"
+        );
         HybridChunks::Tables {
-            chunks: ArchetypeChunks::new(&self.archetypes, &cache.tables, alive),
+            chunks: self
+                .tables
+                .query_chunks(&cache.tables, &cache.table_descriptor, alive),
             sparse: &self.sparse,
             descriptor,
             kinds: &cache.kinds,
@@ -641,10 +624,20 @@ unsafe impl Storage for HybridStorage {
     }
 
     fn memory_usage(&self) -> usize {
-        self.archetypes.memory_usage()
-            + self.bundles.memory_usage()
+        self.tables.memory_usage()
             + self.sparse.memory_usage()
             + self.kinds.capacity() * size_of::<Option<StorageKind>>()
+    }
+
+    /// The table half's layout, then the sparse half's, then the kind kept per component.
+    fn layout(&self, components: &Components) -> StorageLayout {
+        let mut layout = self.tables.layout(components);
+        layout.append(self.sparse.layout(components));
+        layout.add_bookkeeping(
+            "storage kind per component",
+            self.kinds.capacity() * size_of::<Option<StorageKind>>(),
+        );
+        layout
     }
 }
 

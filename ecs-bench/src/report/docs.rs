@@ -1,0 +1,432 @@
+//! The documentation's numbers, regenerated from one report: the README's headline table,
+//! the guide's table per trade-off (docs/guide.md) and ecs-bench/README.md's latest full
+//! report.
+//!
+//! Each generated part of a document sits between two markers,
+//!
+//! ```text
+//! <!-- ecs-bench:headline -->
+//! ...generated...
+//! <!-- /ecs-bench:headline -->
+//! ```
+//!
+//! and [`update`] rewrites every marked part of every file it is given from one
+//! [`Report`]. `ecs-bench docs` runs it on the committed `docs/report.json` (`--check` fails
+//! when a file differs, which CI runs); `ecs-bench report --update-docs` runs it on the
+//! report just measured and commits that report as the new `docs/report.json`.
+
+use std::fmt::Write;
+
+use super::markdown::{self, format_bytes, format_time};
+use super::model::{Report, RunnerResult, WorkloadReport};
+use super::targets::{self, Status};
+use crate::workloads::seed002;
+
+/// The files whose marked regions are regenerated, relative to the workspace root.
+pub const FILES: [&str; 3] = ["README.md", "docs/guide.md", "ecs-bench/README.md"];
+
+/// Where the report the documentation's numbers come from is kept, relative to the root.
+pub const REPORT: &str = "docs/report.json";
+
+/// One row of a generated table: a workload, how the row is labelled, and what it teaches.
+struct Row {
+    workload: &'static str,
+    label: &'static str,
+    teaches: &'static str,
+    /// Show the peak heap beside the time (seed 000's memory rows).
+    heap: bool,
+}
+
+const fn row(workload: &'static str, label: &'static str, teaches: &'static str) -> Row {
+    Row {
+        workload,
+        label,
+        teaches,
+        heap: false,
+    }
+}
+
+const fn heap_row(workload: &'static str, label: &'static str, teaches: &'static str) -> Row {
+    Row {
+        workload,
+        label,
+        teaches,
+        heap: true,
+    }
+}
+
+/// The README's headline table.
+const HEADLINE: &[Row] = &[
+    row(
+        "simple_iter",
+        "simple_iter (10k, pos += vel)",
+        "dense columns side by side: tables iterate like plain arrays",
+    ),
+    row(
+        "simple_iter_grouped",
+        "simple_iter, owning group (sparse)",
+        "an owning group keeps a sparse-set join packed like a table",
+    ),
+    row(
+        "fragmented_iter",
+        "fragmented_iter (26 × 20)",
+        "many small tables cost a little each; one dense set does not care about the mix",
+    ),
+    row(
+        "simple_insert",
+        "simple_insert (10k × 4 comps)",
+        "a batch reserves once and writes rows without moving them",
+    ),
+    row(
+        "add_remove",
+        "add_remove (10k, add/remove B)",
+        "adding a component moves a table row; a sparse set pushes one value",
+    ),
+    row(
+        "heavy_compute",
+        "heavy_compute (1k, parallel)",
+        "compute-bound work does not care about the layout",
+    ),
+    row(
+        "schedule",
+        "schedule (3 systems)",
+        "systems whose data do not overlap run side by side",
+    ),
+    row(
+        "random_access",
+        "random_access (100k, get of 3 comps)",
+        "by handle: one record then columns on tables, two loads per component on sets",
+    ),
+    row(
+        "query_1",
+        "query_1 (100k in 256 tables, A)",
+        "the ABC problem: one component spread over 256 tables",
+    ),
+    row(
+        "query_2",
+        "query_2 (A, B)",
+        "hybrid: a table component joined with a sparse one is looked up per row",
+    ),
+    row(
+        "query_3",
+        "query_3 (A, B, C)",
+        "each extra looked-up component adds a look-up per row",
+    ),
+    row(
+        "query_4",
+        "query_4 (A, B, C, D)",
+        "tables keep every joined column dense; sets look the others up",
+    ),
+    heap_row(
+        "create",
+        "create (1M entities)",
+        "an entity with no component costs only its allocator slot",
+    ),
+    heap_row(
+        "add",
+        "add (500k × 4 inserts)",
+        "one insert at a time: a set pushes, a table moves the row every time",
+    ),
+    heap_row(
+        "add_write_delete",
+        "add_write_delete (300 × 2k)",
+        "despawned slots are reused: the heap stays at one round's size",
+    ),
+    row(
+        "distributed",
+        "distributed (300 × 2k)",
+        "swapping one component for another is a row move on tables, two set operations on sets",
+    ),
+    row(
+        "random",
+        "random (seeded, ×10)",
+        "a mix of everything: no layout wins by much",
+    ),
+    row(
+        "crates_render_changed",
+        "crates render, changed only",
+        "change tracking costs what changed: 100 of 100,100 crates",
+    ),
+    row(
+        "crates_render_scan",
+        "crates render, full scan",
+        "without it, every crate every frame",
+    ),
+];
+
+/// The guide's tables, one per trade-off: region name and rows.
+const GUIDE: &[(&str, &[Row])] = &[
+    (
+        "guide-iteration",
+        &[
+            row("simple_iter", "simple_iter (10k)", ""),
+            row("simple_iter_grouped", "simple_iter, owning group", ""),
+            row("query_2", "query_2 (A, B over 256 tables)", ""),
+            row("query_4", "query_4 (A, B, C, D)", ""),
+        ],
+    ),
+    (
+        "guide-structural",
+        &[
+            row("add_remove", "add_remove (10k, add/remove B)", ""),
+            heap_row("add", "add (500k × 4 inserts)", ""),
+            row("insertion", "insertion (10k × 8 components)", ""),
+            row("remove_random_100k", "remove_random_100k (swap)", ""),
+            row(
+                "remove_shift_random_10k",
+                "remove_shift_random_10k (shift)",
+                "",
+            ),
+        ],
+    ),
+    (
+        "guide-random-access",
+        &[row("random_access", "random_access (100k, 3 comps)", "")],
+    ),
+    (
+        "guide-memory",
+        &[
+            heap_row("create", "create (1M entities)", ""),
+            heap_row("add_write_delete", "add_write_delete (300 × 2k)", ""),
+            heap_row("relationship", "relationship (500 × 2,110)", ""),
+        ],
+    ),
+    (
+        "guide-fragmentation",
+        &[
+            row("fragmented_iter", "fragmented_iter (26 × 20)", ""),
+            row("query_1", "query_1 (A over 256 tables)", ""),
+        ],
+    ),
+    (
+        "guide-change-tracking",
+        &[
+            row("crates_render_changed", "crates render, changed only", ""),
+            row("crates_render_scan", "crates render, full scan", ""),
+        ],
+    ),
+];
+
+fn find<'a>(report: &'a Report, name: &str) -> Option<&'a WorkloadReport> {
+    report.workloads.iter().find(|w| w.name == name)
+}
+
+/// A cell: `**7.90 µs**` for the fastest, `11.71 µs (1.48×)` otherwise, with the peak heap
+/// after the time for memory rows.
+fn cell(result: &RunnerResult, heap: bool) -> String {
+    let mut text = format_time(result.median_ns);
+    if heap {
+        let _ = write!(text, ", {}", format_bytes(result.peak_bytes));
+    }
+    if result.ratio_to_fastest <= 1.0 {
+        format!("**{text}**")
+    } else {
+        format!("{text} ({:.2}×)", result.ratio_to_fastest)
+    }
+}
+
+/// The column title of a runner.
+fn title(runner: &str) -> &str {
+    match runner {
+        "baseline" => "Vec baseline",
+        other => other,
+    }
+}
+
+/// A table of `rows` over the report's runners; `teaches` adds the "what this row teaches"
+/// column. Rows whose workload did not run are left out, and so are runners that ran none
+/// of the rows.
+fn table(report: &Report, rows: &[Row], teaches: bool) -> String {
+    let ran = |runner: &String| {
+        rows.iter()
+            .filter_map(|row| find(report, row.workload))
+            .any(|w| w.results.iter().any(|x| &x.runner == runner))
+    };
+    let runners: Vec<&String> = report.meta.runners.iter().filter(|r| ran(r)).collect();
+    let mut out = String::from("| workload |");
+    if teaches {
+        out.push_str(" what this row teaches |");
+    }
+    for r in &runners {
+        let _ = write!(out, " {} |", title(r));
+    }
+    out.push_str("\n|---|");
+    if teaches {
+        out.push_str("---|");
+    }
+    out.push_str(&"---:|".repeat(runners.len()));
+    out.push('\n');
+    for row in rows {
+        let Some(w) = find(report, row.workload) else {
+            continue;
+        };
+        let _ = write!(out, "| {} |", row.label);
+        if teaches {
+            let _ = write!(out, " {} |", row.teaches);
+        }
+        for r in &runners {
+            match w.results.iter().find(|x| &x.runner == *r) {
+                Some(result) => {
+                    let _ = write!(out, " {} |", cell(result, row.heap));
+                }
+                None => out.push_str(" — |"),
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// When and where the report was measured, and how long it took.
+fn provenance(report: &Report) -> String {
+    let meta = &report.meta;
+    format!(
+        "Measured {} on {} ({} scale, runners: {}). {}.",
+        meta.date_utc,
+        meta.machine,
+        meta.scale,
+        meta.runners.join(", "),
+        report.time_line()
+    )
+}
+
+/// `34 of 40 performance targets met`.
+fn targets_line(report: &Report) -> String {
+    let evals = targets::evaluate(report);
+    let met = evals.iter().filter(|e| e.status == Status::Met).count();
+    let measured = evals
+        .iter()
+        .filter(|e| !matches!(e.status, Status::NotMeasured(_)))
+        .count();
+    let unmeasured = evals.len() - measured;
+    let note = if unmeasured > 0 {
+        format!(" ({unmeasured} not measured: a reference runner did not run)")
+    } else {
+        String::new()
+    };
+    format!("In that run **{met} of {measured}** measured performance targets were met{note}.")
+}
+
+/// The generated text of region `name`, or `None` for a name this module does not know.
+pub fn region(report: &Report, name: &str) -> Option<String> {
+    if let Some((_, rows)) = GUIDE.iter().find(|(n, _)| *n == name) {
+        let mut text = table(report, rows, false);
+        if name == "guide-change-tracking" {
+            if let Some(line) = seed002::ratio_line(&report.workloads) {
+                let _ = write!(text, "\n{line}\n");
+            }
+        }
+        if name == "guide-memory" {
+            text.push_str(&memory_cells(report));
+        }
+        return Some(text);
+    }
+    Some(match name {
+        "headline" => format!(
+            "{}\n\n{}",
+            provenance(report),
+            table(report, HEADLINE, true)
+        ),
+        "provenance" => format!("{}\n", provenance(report)),
+        "targets" => format!("{}\n", targets_line(report)),
+        "latest-report" => latest_report(report),
+        _ => return None,
+    })
+}
+
+/// A few cells of seed 004's memory table, as a sentence.
+fn memory_cells(report: &Report) -> String {
+    let Some(table) = &report.memory_table else {
+        return String::new();
+    };
+    let cells: Vec<String> = [(8, 10), (8, 100), (128, 10), (128, 100)]
+        .iter()
+        .filter_map(|&(size, u)| table.cell(size, u))
+        .map(|c| format!("{} B at {} %: {:.2}×", c.size, c.utilisation, c.ratio))
+        .collect();
+    format!(
+        "\nOne component in a sparse set against an entity-indexed array (bytes measured, N = \
+         {}): {}.\n",
+        markdown::format_count(table.entities as u64),
+        cells.join(", ")
+    )
+}
+
+/// `report.md` without its title, headings one level down (it sits under a `##`).
+fn latest_report(report: &Report) -> String {
+    let full = markdown::render(report);
+    let mut out = String::new();
+    for line in full.lines().skip_while(|l| l.starts_with("# ")) {
+        if line.starts_with('#') {
+            out.push('#');
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.trim_start_matches('\n').to_owned()
+}
+
+/// `text` with every known marked region rewritten from `report`.
+///
+/// # Errors
+/// A region that is opened and not closed, or a region name this module does not know.
+pub fn update(text: &str, report: &Report) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("<!-- ecs-bench:") {
+        let (before, marker) = rest.split_at(start);
+        out.push_str(before);
+        let name_end = marker
+            .find(" -->")
+            .ok_or("an unterminated ecs-bench marker")?;
+        let name = &marker["<!-- ecs-bench:".len()..name_end];
+        let close = format!("<!-- /ecs-bench:{name} -->");
+        let end = marker
+            .find(&close)
+            .ok_or_else(|| format!("region `{name}` is not closed with `{close}`"))?;
+        let generated = region(report, name).ok_or_else(|| format!("unknown region `{name}`"))?;
+        let _ = write!(out, "<!-- ecs-bench:{name} -->\n\n{generated}\n{close}");
+        rest = &marker[end + close.len()..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{run, Config};
+    use crate::workload::Scale;
+
+    fn tiny_report() -> Report {
+        let mut config = Config::new(Scale::Test);
+        config.filters = vec!["simple_iter".into(), "crates".into()];
+        run(&config)
+    }
+
+    #[test]
+    fn regions_are_rewritten_and_the_rest_kept() {
+        let report = tiny_report();
+        let text =
+            "intro\n<!-- ecs-bench:headline -->\nstale\n<!-- /ecs-bench:headline -->\noutro\n";
+        let updated = update(text, &report).unwrap();
+        assert!(updated.starts_with("intro\n<!-- ecs-bench:headline -->\n\nMeasured "));
+        assert!(updated.ends_with("|\n\n<!-- /ecs-bench:headline -->\noutro\n"));
+        assert!(updated.contains("| simple_iter (10k, pos += vel) | dense columns"));
+        assert!(!updated.contains("stale"));
+        assert_eq!(update(&updated, &report).unwrap(), updated, "idempotent");
+    }
+
+    #[test]
+    fn every_region_of_the_guide_and_readmes_is_known() {
+        let report = tiny_report();
+        for name in ["headline", "provenance", "targets", "latest-report"]
+            .into_iter()
+            .chain(GUIDE.iter().map(|(n, _)| *n))
+        {
+            assert!(region(&report, name).is_some(), "{name}");
+        }
+        assert!(update("<!-- ecs-bench:nope -->x<!-- /ecs-bench:nope -->", &report).is_err());
+        assert!(update("<!-- ecs-bench:headline -->", &report).is_err());
+    }
+}

@@ -1,0 +1,51 @@
+//! # ecs-hybrid
+//!
+//! The hybrid storage backend: [`HybridStorage`], for [`ecs_core::World`]. Each component
+//! type chooses where it lives ([`Component::STORAGE`](ecs_core::Component::STORAGE)):
+//!
+//! * **table** components in archetype tables (`ecs-archetype`): dense rows that iterate
+//!   like the archetype backend's;
+//! * **sparse** components in sparse sets (`ecs-sparse`): adding or removing one is a push or
+//!   a swap-remove in its set, and moves no table row.
+//!
+//! So dense, stable data (positions, meshes) keeps archetype-speed iteration, while tags,
+//! buffs and timers that come and go every frame do not split tables or move rows.
+//!
+//! ## How the two halves share the work
+//! The table half *is* an [`ArchetypeStorage`](ecs_archetype::ArchetypeStorage): records,
+//! tables, the archetype graph, the bundle cache and the spawn path are the archetype
+//! backend's own code. A spawn goes through
+//! [`ArchetypeStorage::spawn_batch_split`](ecs_archetype::ArchetypeStorage::spawn_batch_split),
+//! which writes table fields into the row and hands the sparse fields to this crate's split
+//! ([`ecs_archetype::split::OffTable`]), which pushes them into their sets. Everything else
+//! (look-ups, inserts, removes, despawns) is sent to the half that holds the component.
+//!
+//! A query touching a table component walks the matching tables and reads each sparse slot
+//! per row: densely when the sparse set holds the table's rows in the same order (entities
+//! spawned together), by look-up otherwise. A query over sparse components only is answered
+//! by the sparse half, owning groups included.
+//!
+//! ```
+//! use ecs_core::{Component, StorageKind, World};
+//! use ecs_hybrid::HybridStorage;
+//!
+//! #[derive(Debug, PartialEq)]
+//! struct Health(u32);
+//! impl Component for Health {}
+//! struct Poisoned;
+//! impl Component for Poisoned {
+//!     const STORAGE: StorageKind = StorageKind::Sparse;
+//! }
+//!
+//! let mut world = World::<HybridStorage>::new();
+//! let e = world.spawn((Health(10),));
+//! let row = world.storage().archetypes().locate(e);
+//! world.insert(e, Poisoned).unwrap(); // one push into the Poisoned set
+//! assert_eq!(world.storage().archetypes().locate(e), row, "the row did not move");
+//! world.query::<(&mut Health, &Poisoned)>().for_each(|(h, _)| h.0 -= 1);
+//! assert_eq!(world.get::<Health>(e), Some(&Health(9)));
+//! ```
+
+mod storage;
+
+pub use storage::{HybridChunk, HybridChunks, HybridPlace, HybridQueryCache, HybridStorage};
