@@ -2,6 +2,12 @@
 //! (`hecs::serialize::column`, feature `column-serialize`) with the same format as ours
 //! (postcard) and the same components: a context naming each component type, as hecs's
 //! documentation shows.
+//!
+//! This is hecs's fastest documented path: its documentation calls the column serializer
+//! "fast" and "efficient, compact", and its other one (`serialize::row`, one entity at a
+//! time) "less efficient". Saving writes each archetype's columns whole; loading spawns each
+//! archetype's entities as one column batch (`World::spawn_column_batch_at`), with no
+//! per-entity insert.
 
 use hecs::serialize::column::{
     deserialize, deserialize_column, serialize, try_serialize, try_serialize_id,
