@@ -643,9 +643,7 @@ mod tests {
         );
         let evals = evaluate(&r);
         let arch = find(&evals, "archetype", "fastest peer");
-        assert!(
-            matches!(&arch.status, Status::NotMeasured(why) if why.contains("--no-peers"))
-        );
+        assert!(matches!(&arch.status, Status::NotMeasured(why) if why.contains("--no-peers")));
         let sparse = find(&evals, "sparse", "fastest peer");
         assert!(
             matches!(&sparse.status, Status::NotMeasured(why) if why.contains("sparse did not run"))
