@@ -49,6 +49,7 @@ impl<T: Component> ComponentSet<T> {
     /// ```
     /// # use ecs_core::{Component, Entity};
     /// # use ecs_sparse::ComponentSet;
+    /// #[derive(Debug, PartialEq)]
     /// struct Health(u32);
     /// impl Component for Health {}
     /// let mut set = ComponentSet::<Health>::new();
