@@ -228,17 +228,31 @@ impl<'de> Deserialize<'de> for Unexpected {
     }
 }
 
-/// Implements `Visitor` for a struct read through [`Fields`].
-macro_rules! struct_visitor {
-    ($value:ty, $expecting:literal) => {
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str($expecting)
+/// Implements `DeserializeSeed` (a serde struct named `$name` with `$fields`) and `Visitor`
+/// (from a sequence or a map, both read through [`Fields`] by the seed's `read`) for a seed.
+macro_rules! struct_seed {
+    ($seed:ident, $value:ty, $name:literal, $fields:ident, $expecting:literal) => {
+        impl<'de, L: Entries> DeserializeSeed<'de> for $seed<'_, '_, L> {
+            type Value = $value;
+            fn deserialize<D: Deserializer<'de>>(
+                self,
+                deserializer: D,
+            ) -> Result<$value, D::Error> {
+                deserializer.deserialize_struct($name, $fields, self)
+            }
         }
-        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<$value, A::Error> {
-            self.read(SeqFields { seq, read: 0 })
-        }
-        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<$value, A::Error> {
-            self.read(MapFields(map))
+
+        impl<'de, L: Entries> Visitor<'de> for $seed<'_, '_, L> {
+            type Value = $value;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str($expecting)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<$value, A::Error> {
+                self.read(SeqFields { seq, read: 0 })
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<$value, A::Error> {
+                self.read(MapFields(map))
+            }
         }
     };
 }
@@ -248,17 +262,13 @@ pub(super) struct SnapshotSeed<'c, 'r, L>(pub(super) &'c Ctx<'r, L>);
 
 const SNAPSHOT_FIELDS: &[&str] = &["format", "entities", "components", "hierarchy", "resources"];
 
-impl<'de, L: Entries> DeserializeSeed<'de> for SnapshotSeed<'_, '_, L> {
-    type Value = Staged;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Staged, D::Error> {
-        deserializer.deserialize_struct("Snapshot", SNAPSHOT_FIELDS, self)
-    }
-}
-
-impl<'de, L: Entries> Visitor<'de> for SnapshotSeed<'_, '_, L> {
-    type Value = Staged;
-    struct_visitor!(Staged, "a world snapshot");
-}
+struct_seed!(
+    SnapshotSeed,
+    Staged,
+    "Snapshot",
+    SNAPSHOT_FIELDS,
+    "a world snapshot"
+);
 
 impl<L: Entries> SnapshotSeed<'_, '_, L> {
     fn read<'de, F: Fields<'de>>(self, mut fields: F) -> Result<Staged, F::Error> {
@@ -446,17 +456,13 @@ struct ColumnSeed<'c, 'r, L> {
 
 const COLUMN_FIELDS: &[&str] = &["name", "instance", "rows", "values"];
 
-impl<'de, L: Entries> DeserializeSeed<'de> for ColumnSeed<'_, '_, L> {
-    type Value = StagedColumn;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<StagedColumn, D::Error> {
-        deserializer.deserialize_struct("Column", COLUMN_FIELDS, self)
-    }
-}
-
-impl<'de, L: Entries> Visitor<'de> for ColumnSeed<'_, '_, L> {
-    type Value = StagedColumn;
-    struct_visitor!(StagedColumn, "a component column");
-}
+struct_seed!(
+    ColumnSeed,
+    StagedColumn,
+    "Column",
+    COLUMN_FIELDS,
+    "a component column"
+);
 
 impl<L: Entries> ColumnSeed<'_, '_, L> {
     fn read<'de, F: Fields<'de>>(self, mut fields: F) -> Result<StagedColumn, F::Error> {
@@ -793,17 +799,13 @@ struct ResourceSeed<'c, 'r, L>(&'c Ctx<'r, L>);
 
 const RESOURCE_FIELDS: &[&str] = &["name", "value"];
 
-impl<'de, L: Entries> DeserializeSeed<'de> for ResourceSeed<'_, '_, L> {
-    type Value = StagedResource;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_struct("Resource", RESOURCE_FIELDS, self)
-    }
-}
-
-impl<'de, L: Entries> Visitor<'de> for ResourceSeed<'_, '_, L> {
-    type Value = StagedResource;
-    struct_visitor!(StagedResource, "a resource");
-}
+struct_seed!(
+    ResourceSeed,
+    StagedResource,
+    "Resource",
+    RESOURCE_FIELDS,
+    "a resource"
+);
 
 impl<L: Entries> ResourceSeed<'_, '_, L> {
     fn read<'de, F: Fields<'de>>(self, mut fields: F) -> Result<StagedResource, F::Error> {
