@@ -20,7 +20,7 @@ use ecs_core::blob::BlobVec;
 use ecs_core::component::{ComponentId, Components};
 use ecs_core::entity::Entity;
 use ecs_core::layout::StorageLayout;
-use ecs_core::storage::EntityPlace;
+use ecs_core::storage::{ColumnValues, EntityPlace};
 use ecs_core::unwind::for_each_completing;
 
 use crate::component_index::ComponentIndex;
@@ -309,6 +309,39 @@ impl Archetypes {
             // `write` as promised by the caller.
             let row = unsafe { t.push_row(entity, |columns| write(columns, entity, item)) };
             room -= 1;
+            self.records.set(entity, table, row);
+        }
+    }
+
+    /// Appends one row per entity of `entities` (new, not yet here) to the table of
+    /// `columns`' component set, each column's values copied in one block (or its buffer
+    /// taken whole by an empty table), and records them. Nothing for the empty set (such
+    /// entities get no row).
+    ///
+    /// # Safety
+    /// The entities are distinct and have no row; the columns as
+    /// [`Storage::spawn_columns`](ecs_core::Storage::spawn_columns) requires them (distinct
+    /// components registered in `components`, the registry; `entities.len()` owned values
+    /// each; a buffer only when it holds exactly those values).
+    pub(crate) unsafe fn push_columns(
+        &mut self,
+        entities: &[Entity],
+        columns: &mut [ColumnValues<'_>],
+        components: &Components,
+    ) {
+        let set: Vec<ComponentId> = columns.iter().map(|c| c.component).collect();
+        let table = self.table_for(&set, components);
+        if table == TableId::EMPTY || entities.is_empty() {
+            return;
+        }
+        self.records.reserve(entities.len());
+        let t = &mut self.tables[table.index()];
+        let start = t.len();
+        // SAFETY: the table's set is exactly the columns' components (distinct), so every
+        // column of it gets the caller's owned values of its component.
+        unsafe { t.extend_rows(entities, columns) };
+        for (row, &entity) in (start..).zip(entities) {
+            debug_assert!(self.records.get(entity.index() as usize).is_none());
             self.records.set(entity, table, row);
         }
     }

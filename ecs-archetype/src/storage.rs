@@ -17,7 +17,7 @@ use ecs_core::bundle::{Bundle, BundleInfo};
 use ecs_core::component::{Component, ComponentId, Components};
 use ecs_core::entity::Entity;
 use ecs_core::layout::StorageLayout;
-use ecs_core::storage::{NoLookup, QueryDescriptor, Storage};
+use ecs_core::storage::{ColumnValues, NoLookup, QueryDescriptor, Storage};
 
 use crate::archetypes::Archetypes;
 use crate::bundle_cache::BundleCache;
@@ -213,6 +213,19 @@ unsafe impl Storage for ArchetypeStorage {
     ) {
         // SAFETY: as in `spawn`.
         unsafe { self.spawn_batch_split(batch, info, components, &mut AllInTables) };
+    }
+
+    /// The segment's table, each column copied into it in one block (or its buffer taken
+    /// whole, when the table is empty).
+    unsafe fn spawn_columns(
+        &mut self,
+        entities: &[Entity],
+        columns: &mut [ColumnValues<'_>],
+        _: &BundleInfo,
+        components: &Components,
+    ) {
+        // SAFETY: forwarded contract (the entities are not held, so have no row).
+        unsafe { self.archetypes.push_columns(entities, columns, components) };
     }
 
     unsafe fn reserve(&mut self, info: &BundleInfo, components: &Components, additional: usize) {

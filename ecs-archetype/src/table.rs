@@ -30,7 +30,7 @@ use ecs_core::blob::BlobVec;
 use ecs_core::component::{ComponentId, Components};
 use ecs_core::entity::Entity;
 use ecs_core::layout::{ComponentBytes, StorageUnit, UnitKind};
-use ecs_core::storage::EntityPlace;
+use ecs_core::storage::{ColumnValues, EntityPlace};
 use ecs_core::unwind::for_each_completing;
 
 use crate::component_index::ComponentIndex;
@@ -286,6 +286,58 @@ impl Table {
         // Capacity was reserved (caller): this push does not reallocate or panic.
         self.entities.push(entity);
         row
+    }
+
+    /// Appends one row per entity of `entities`, each column's values copied from its
+    /// source in one block (row `i` of the new rows takes value `i`), or, when the table is
+    /// empty and the source offers its buffer, the buffer swapped in whole. Nothing in it
+    /// runs user code, so the columns stay parallel.
+    ///
+    /// # Panics
+    /// If the table would hold more than [`MAX_ROWS`] rows, or a component of the table has
+    /// no source (before anything is appended).
+    ///
+    /// # Safety
+    /// `sources` holds one entry per component of the table, each as
+    /// [`Storage::spawn_columns`](ecs_core::Storage::spawn_columns) requires it:
+    /// `entities.len()` initialised values of the component, laid out as its column lays
+    /// them out, outside this table, usable on any thread, handed over (the caller never
+    /// uses or drops them again); a buffer only when it holds exactly those values.
+    pub(crate) unsafe fn extend_rows(
+        &mut self,
+        entities: &[Entity],
+        sources: &mut [ColumnValues<'_>],
+    ) {
+        assert!(
+            self.len() + entities.len() <= MAX_ROWS,
+            "more than 2^32 rows in one table"
+        );
+        assert!(
+            self.components
+                .iter()
+                .all(|&c| sources.iter().any(|s| s.component == c)),
+            "every column has a source"
+        );
+        let adopt = self.entities.is_empty();
+        self.reserve(if adopt { 0 } else { entities.len() });
+        ecs_core::blob::reserve_amortized(&mut self.entities, entities.len());
+        for (column, &component) in self.columns.iter_mut().zip(self.components.iter()) {
+            let source = sources
+                .iter_mut()
+                .find(|s| s.component == component)
+                .expect("checked above");
+            match source.buffer.as_deref_mut() {
+                // SAFETY: the buffer holds exactly the `entities.len()` values of the
+                // column's component (caller) and the column is empty (so the caller gets
+                // an empty buffer back); both hold values of that component.
+                Some(buffer) if adopt => unsafe { column.swap_buffers(buffer) },
+                // SAFETY: the caller's pointer holds `entities.len()` owned values of the
+                // column's component, outside the table; `append_raw` makes room for them.
+                _ => unsafe { column.append_raw(source.values, entities.len()) },
+            }
+        }
+        // Reserved above: no reallocation, no panic.
+        self.entities.extend_from_slice(entities);
     }
 
     /// Moves row `row` into `dst`, whose set is this table's plus the component of its

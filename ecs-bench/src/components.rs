@@ -7,7 +7,7 @@
 use ecs_core::Component;
 
 /// A 4×4 column-major matrix, as in the community suite's heavy_compute.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(
     feature = "peers",
     derive(bevy_ecs::component::Component, shipyard::Component)
@@ -16,7 +16,7 @@ pub struct Transform(pub [f32; 16]);
 impl Component for Transform {}
 
 /// A point in space.
-#[derive(Clone, Copy, Debug, PartialEq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(
     feature = "peers",
     derive(bevy_ecs::component::Component, shipyard::Component)
@@ -25,7 +25,7 @@ pub struct Position(pub [f32; 3]);
 impl Component for Position {}
 
 /// Euler angles.
-#[derive(Clone, Copy, Debug, PartialEq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(
     feature = "peers",
     derive(bevy_ecs::component::Component, shipyard::Component)
@@ -34,7 +34,7 @@ pub struct Rotation(pub [f32; 3]);
 impl Component for Rotation {}
 
 /// Change of position per step.
-#[derive(Clone, Copy, Debug, PartialEq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(
     feature = "peers",
     derive(bevy_ecs::component::Component, shipyard::Component)
@@ -43,7 +43,7 @@ pub struct Velocity(pub [f32; 3]);
 impl Component for Velocity {}
 
 /// Hit points.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(
     feature = "peers",
     derive(bevy_ecs::component::Component, shipyard::Component)

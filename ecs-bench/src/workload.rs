@@ -224,6 +224,11 @@ pub trait Prepared {
     fn run(&mut self);
     /// An order-independent digest of what `run` did (untimed). Every runner must agree.
     fn checksum(&mut self) -> u64;
+    /// Bytes the last `run` wrote or read, for workloads whose throughput is reported
+    /// (snapshots: MB/s beside the time); `None` for the others.
+    fn bytes(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// A [`Prepared`] built from a state and two closures; see [`prepared`].
@@ -255,6 +260,50 @@ pub fn prepared<St: 'static>(
         state,
         run,
         checksum,
+    })
+}
+
+/// A [`Prepared`] that also reports the bytes its run processed; see [`prepared_with_bytes`].
+struct BytesPrepared<St, R, C, B> {
+    inner: ClosurePrepared<St, R, C>,
+    bytes: B,
+}
+
+impl<St, R, C, B> Prepared for BytesPrepared<St, R, C, B>
+where
+    R: FnMut(&mut St),
+    C: FnMut(&mut St) -> u64,
+    B: Fn(&St) -> u64,
+{
+    #[inline]
+    fn run(&mut self) {
+        self.inner.run();
+    }
+
+    fn checksum(&mut self) -> u64 {
+        self.inner.checksum()
+    }
+
+    fn bytes(&self) -> Option<u64> {
+        Some((self.bytes)(&self.inner.state))
+    }
+}
+
+/// Like [`prepared`], for a workload whose throughput is reported: `bytes` says how many
+/// bytes the last run wrote or read.
+pub fn prepared_with_bytes<St: 'static>(
+    state: St,
+    run: impl FnMut(&mut St) + 'static,
+    checksum: impl FnMut(&mut St) -> u64 + 'static,
+    bytes: impl Fn(&St) -> u64 + 'static,
+) -> Box<dyn Prepared> {
+    Box::new(BytesPrepared {
+        inner: ClosurePrepared {
+            state,
+            run,
+            checksum,
+        },
+        bytes,
     })
 }
 

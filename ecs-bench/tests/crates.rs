@@ -158,6 +158,7 @@ fn row(name: &str, medians: &[(&str, f64)]) -> WorkloadReport {
                 checksum: String::new(),
                 checksum_stable: true,
                 ratio_to_fastest: 1.0,
+                bytes: None,
             })
             .collect(),
         checksums_agree: true,

@@ -50,7 +50,7 @@ fn writes_every_output_file() {
         "crates_render_changed",
         "**crates: changed/scan**",
         "serialize",
-        "not yet available",
+        "MB/s)",
         "memory, sparse set vs linear array",
         "entity_index_legacy",
         "entity index scaling (prototype chain vs legacy index)",

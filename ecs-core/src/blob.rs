@@ -215,6 +215,70 @@ impl BlobVec {
         self.len += 1;
     }
 
+    /// Appends `count` items by copying them from `src` in one block, taking ownership of
+    /// the values (what moving a whole column of loaded values into a table or set does: one
+    /// `memcpy` instead of one call per item).
+    ///
+    /// # Safety
+    /// `src` points to `count` initialised values of this array's component, laid out as
+    /// this array lays them out (`item_layout().size()` apart), which the caller must not use
+    /// or drop afterwards; they do not overlap this array's buffer; they may be used and
+    /// dropped on any thread (as for [`BlobVec::push_from`]).
+    pub unsafe fn append_raw(&mut self, src: NonNull<u8>, count: usize) {
+        self.reserve(count);
+        // SAFETY: `reserve` made room for `count` items from slot `len` on.
+        let dst = unsafe { self.get_unchecked(self.len) };
+        let bytes = self.item.size() * count;
+        // SAFETY: `src` holds `count` items of this layout (caller) and `dst` has room for
+        // them; the ranges do not overlap (caller).
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst.as_ptr(), bytes) };
+        self.len += count;
+    }
+
+    /// Builds one item in place with `init`, which is given the uninitialised slot after the
+    /// last item and must initialise it fully when it answers `Ok`; on `Err` the slot is not
+    /// counted (so nothing is dropped or leaked). A loader decodes a value straight into the
+    /// array this way, with no temporary.
+    ///
+    /// # Safety
+    /// On `Ok`, `init` has written a valid value of this array's component into the slot,
+    /// which may be used and dropped on any thread (as for [`BlobVec::push_from`]).
+    pub unsafe fn push_with<E>(
+        &mut self,
+        init: impl FnOnce(NonNull<u8>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.reserve(1);
+        // SAFETY: `reserve` made slot `len` writable.
+        let slot = unsafe { self.get_unchecked(self.len) };
+        init(slot)?;
+        self.len += 1;
+        Ok(())
+    }
+
+    /// Exchanges the two arrays' buffers (items, length and capacity); each array keeps its
+    /// item layout and drop function. A loader hands a whole buffer of values to an empty
+    /// column this way instead of copying them.
+    ///
+    /// # Panics
+    /// If the item layouts differ.
+    ///
+    /// # Safety
+    /// Both arrays hold values of the same component, so each one's drop function drops the
+    /// other's values.
+    pub unsafe fn swap_buffers(&mut self, other: &mut BlobVec) {
+        assert_eq!(self.item, other.item, "buffers of different item layouts");
+        std::mem::swap(&mut self.ptr, &mut other.ptr);
+        std::mem::swap(&mut self.cap, &mut other.cap);
+        std::mem::swap(&mut self.len, &mut other.len);
+    }
+
+    /// Forgets every item without dropping it: for a caller that has moved the values out
+    /// (bytewise, e.g. with [`BlobVec::append_raw`] into another array). Leaks values that
+    /// were not moved out, which is safe but wasteful.
+    pub fn forget_all(&mut self) {
+        self.len = 0;
+    }
+
     /// Drops the items from `len` on, keeping the first `len`; does nothing if there are not
     /// more than `len`. Every item is dropped even if one's `Drop` panics.
     pub fn truncate(&mut self, len: usize) {
@@ -654,6 +718,42 @@ mod tests {
         );
         drop(v);
         assert_eq!(drops.get(), 6);
+    }
+
+    #[test]
+    fn append_raw_push_with_and_swap_buffers_move_each_value_once() {
+        let counter = Rc::new(Cell::new(0));
+        let mut source = rc_vec();
+        for _ in 0..5 {
+            // SAFETY: the array holds `Rc<Cell<u32>>`s.
+            unsafe { source.push(counter.clone()) };
+        }
+        let mut target = rc_vec();
+        // SAFETY: `source` holds 5 initialised values of the same type, forgotten below.
+        unsafe { target.append_raw(source.base_ptr(), 5) };
+        source.forget_all();
+        assert_eq!((target.len(), Rc::strong_count(&counter)), (5, 6));
+        // An `Err` from `push_with` leaves nothing behind; an `Ok` counts the value.
+        // SAFETY: on `Ok` the slot holds a valid `Rc`.
+        let refused = unsafe { target.push_with(|_| Err::<(), _>("no")) };
+        assert_eq!((refused, target.len()), (Err("no"), 5));
+        let value = counter.clone();
+        // SAFETY: as above.
+        unsafe {
+            target
+                .push_with(|slot| {
+                    slot.cast::<Rc<Cell<u32>>>().write(value);
+                    Ok::<(), ()>(())
+                })
+                .unwrap()
+        };
+        let mut empty = rc_vec();
+        // SAFETY: both hold `Rc<Cell<u32>>`s.
+        unsafe { empty.swap_buffers(&mut target) };
+        assert_eq!((empty.len(), target.len()), (6, 0));
+        drop(target);
+        drop(empty);
+        assert_eq!(Rc::strong_count(&counter), 1, "every value dropped once");
     }
 
     #[test]

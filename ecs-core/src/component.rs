@@ -532,6 +532,12 @@ impl Components {
         }
     }
 
+    /// The id of the Rust type whose `TypeId` is `type_id`, if registered (for a caller
+    /// that holds the `TypeId` but not the type, such as a snapshot registry entry).
+    pub fn id_of(&self, type_id: TypeId) -> Option<ComponentId> {
+        self.by_type.get(&type_id).copied()
+    }
+
     /// The map look-up behind [`Components::id`]'s fast slot; out of line so the fast path
     /// stays small enough to inline into every `World::get`.
     #[cold]

@@ -119,6 +119,42 @@ impl Entities {
         &self.dense[..self.alive as usize]
     }
 
+    /// Where live `entity` is in [`Entities::alive`] (`None` for a stale or foreign
+    /// handle): one read, no search. A snapshot lists entities in that order and refers to
+    /// them by position.
+    #[inline]
+    pub fn position(&self, entity: Entity) -> Option<usize> {
+        let pos = *self.sparse.get(entity.index() as usize)?;
+        (pos < self.alive && self.dense[pos as usize] == entity).then_some(pos as usize)
+    }
+
+    /// The handles the next `n` calls to [`Entities::alloc`] hand out, in order, without
+    /// handing them out: a loader maps references to them before it changes the world.
+    ///
+    /// # Panics
+    /// Unless [`Entities::reserve`] linked at least `n` free slots (and nothing was
+    /// reserved through `&self` since).
+    pub fn upcoming(&self, n: usize) -> &[Entity] {
+        let start = self.alive as usize;
+        assert!(
+            start + n <= self.free_end as usize && self.reserved.load(Ordering::Relaxed) == 0,
+            "reserve the slots first"
+        );
+        &self.dense[start..start + n]
+    }
+
+    /// Hands out the `n` handles [`Entities::upcoming`] tells, at once: they become the
+    /// tail of [`Entities::alive`], in order, exactly as `n` calls to [`Entities::alloc`]
+    /// would leave them (one step instead of `n`).
+    ///
+    /// # Panics
+    /// Unless [`Entities::reserve`] linked at least `n` free slots (and nothing was
+    /// reserved through `&self` since).
+    pub fn alloc_upcoming(&mut self, n: usize) {
+        let n = self.upcoming(n).len() as u32;
+        self.alive += n;
+    }
+
     /// One past the largest index ever handed out: storages size per-index arrays by it.
     #[inline]
     pub fn index_bound(&self) -> usize {

@@ -20,6 +20,9 @@
 //! * [`named`]: several instances of one component type per entity under names, found by
 //!   name through seed 001's prototype-chain index; [`properties`]: their fields read and
 //!   written by name; [`query::dynamic`]: queries built at run time from component ids.
+//! * [`snapshot`]: whole worlds saved and loaded through any serde format, column by
+//!   column, with handles inside values remapped; bad input is an error that leaves the
+//!   world untouched.
 //!
 //! ```
 //! use ecs_core::prelude::*;
@@ -55,6 +58,7 @@ pub mod properties;
 pub mod query;
 pub mod resource;
 pub mod schedule;
+pub mod snapshot;
 pub mod storage;
 pub mod system;
 pub mod testing;
@@ -67,7 +71,7 @@ pub use change::Mut;
 // derives name this crate `::ecs_core`; the `ecs` facade re-exports its own flavour).
 pub use commands::{CommandQueue, Commands};
 pub use component::{Component, ComponentDescriptor, ComponentId, StorageKind};
-pub use ecs_derive::{Bundle, Component};
+pub use ecs_derive::{Bundle, Component, MapEntities};
 pub use entity::Entity;
 pub use error::EcsError;
 pub use event::{EventReader, EventWriter, Events};
@@ -77,6 +81,7 @@ pub use properties::{PropertyKind, PropertyValue};
 pub use query::{Added, BatchSize, Changed, Or, QueryState, With, Without};
 pub use resource::{Res, ResMut, Resource};
 pub use schedule::{Schedule, SystemId, Target};
+pub use snapshot::{MapEntities, SnapshotRegistry};
 pub use storage::Storage;
 pub use system::{IntoSystem, Local, ParamSet, Query, System};
 pub use world::{EntityMut, EntityRef, World};
@@ -95,8 +100,9 @@ pub mod prelude {
     pub use crate::query::{Added, BatchSize, Changed, Or, QueryState, With, Without};
     pub use crate::resource::{Res, ResMut, Resource};
     pub use crate::schedule::{Schedule, SystemId, Target};
+    pub use crate::snapshot::{MapEntities, SnapshotRegistry};
     pub use crate::storage::Storage;
     pub use crate::system::{IntoSystem, Local, ParamSet, Query, System};
     pub use crate::world::{EntityMut, EntityRef, World};
-    pub use ecs_derive::{Bundle, Component};
+    pub use ecs_derive::{Bundle, Component, MapEntities};
 }

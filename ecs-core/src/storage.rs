@@ -24,6 +24,7 @@
 
 use std::ptr::NonNull;
 
+use crate::blob::BlobVec;
 use crate::bundle::{Bundle, BundleInfo};
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::Entity;
@@ -75,6 +76,18 @@ impl SparseLookup for NoLookup {
     fn lookup(&self, _: Entity) -> Option<NonNull<u8>> {
         match *self {}
     }
+}
+
+/// One component's values for [`Storage::spawn_columns`]: contiguous values of the
+/// component, one per entity being stored, handed over to the storage.
+pub struct ColumnValues<'a> {
+    /// The component.
+    pub component: ComponentId,
+    /// The first value; the others follow at the component's size apart.
+    pub values: NonNull<u8>,
+    /// The caller's buffer holding exactly these values, when it can give it up: a storage
+    /// adding them to an empty column may swap buffers with it instead of copying.
+    pub buffer: Option<&'a mut BlobVec>,
 }
 
 /// One run of rows yielded by [`Storage::query_chunks`].
@@ -198,7 +211,7 @@ impl QueryDescriptor {
 ///   that initialised value; `contains(e, c)` is `get_ptr(e, c).is_some()`. Pointers for
 ///   distinct `(e, c)` pairs never overlap.
 /// * **Where values live.** Values live in raw allocations (such as
-///   [`BlobVec`](crate::blob::BlobVec)), not in memory covered by a `&self` borrow, and stay
+///   [`BlobVec`]), not in memory covered by a `&self` borrow, and stay
 ///   put until the next `&mut self` call: every pointer handed out through `&self` (by
 ///   `get_ptr`, places, chunks and their look-ups) is valid for the whole borrow, also after
 ///   the chunk or iterator that gave it, or the query cache it was read through, is dropped
@@ -312,6 +325,38 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
             // SAFETY: forwarded contract, per entity.
             unsafe { self.spawn(entity, bundle, info, components) };
         }
+    }
+
+    /// Stores new entities whose components come as columns of values (what loading a
+    /// snapshot does): `entities[i]` gets, for each column, the value at
+    /// `values + i * size` (`size` the component's registered, padded size), moved in.
+    /// Every entity gets exactly the components of `columns` (none when it is empty).
+    ///
+    /// The default spawns each entity with no component and inserts its values one by one;
+    /// backends override it to place a whole column at once (one copy per column into a
+    /// table, one append per sparse set), or to take a column's [`buffer`](ColumnValues)
+    /// itself where their own is empty.
+    ///
+    /// # Safety
+    /// * The entities are live in the world, pairwise distinct, and not held by the storage.
+    /// * `empty` is the [`BundleInfo`] the world resolved for `()` against `components`, the
+    ///   registry.
+    /// * The components of `columns` are pairwise distinct and registered in `components`;
+    ///   each column's `values` points to `entities.len()` initialised values of its
+    ///   component, outside this storage, which may be used and dropped on any thread (as a
+    ///   `Send + Sync` type's) and which the caller will not use or drop again; a `buffer`,
+    ///   when given, holds exactly those values and nothing else, and may be swapped with a
+    ///   buffer of the storage's (the caller then forgets whatever it holds without
+    ///   dropping it).
+    unsafe fn spawn_columns(
+        &mut self,
+        entities: &[Entity],
+        columns: &mut [ColumnValues<'_>],
+        empty: &BundleInfo,
+        components: &Components,
+    ) {
+        // SAFETY: forwarded contract.
+        unsafe { spawn_columns_by_entity(self, entities, columns, empty, components) }
     }
 
     /// Makes `owned` an owning group (see [`World::group`](crate::World::group)): from now on
@@ -468,5 +513,33 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
     fn layout(&self, components: &Components) -> StorageLayout {
         let _ = components;
         StorageLayout::opaque(self.memory_usage())
+    }
+}
+
+/// [`Storage::spawn_columns`] one entity at a time: each spawned with no component, then
+/// its values inserted one by one. The trait's default; a backend's override falls back to
+/// it where its bulk path does not apply (the sparse backend with owning groups, which must
+/// see every arrival).
+///
+/// # Safety
+/// As for [`Storage::spawn_columns`].
+pub unsafe fn spawn_columns_by_entity<S: Storage>(
+    storage: &mut S,
+    entities: &[Entity],
+    columns: &[ColumnValues<'_>],
+    empty: &BundleInfo,
+    components: &Components,
+) {
+    for (row, &entity) in entities.iter().enumerate() {
+        // SAFETY: the entity is live and not held (caller); `empty` is `()`'s info.
+        unsafe { storage.spawn(entity, (), empty, components) };
+        for column in columns {
+            let (component, base) = (column.component, column.values);
+            let size = components.info(component).layout().size();
+            // SAFETY: the entity is now held and lacks `component` (it was spawned with
+            // none, and the column ids are distinct); row `row` of the column is an owned,
+            // initialised value of it (caller), handed over once.
+            unsafe { storage.insert_new(entity, component, base.add(row * size), components) };
+        }
     }
 }

@@ -176,7 +176,7 @@ pub(crate) fn is_nested_bundle(attrs: &[Attribute]) -> syn::Result<bool> {
 }
 
 /// `crate = "path"`, once.
-fn parse_crate(meta: &ParseNestedMeta<'_>, slot: &mut Option<Path>) -> syn::Result<()> {
+pub(crate) fn parse_crate(meta: &ParseNestedMeta<'_>, slot: &mut Option<Path>) -> syn::Result<()> {
     if slot.is_some() {
         return Err(meta.error("`crate` is given twice"));
     }

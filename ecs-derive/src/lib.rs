@@ -33,6 +33,7 @@ mod attrs;
 mod bounds;
 mod bundle;
 mod component;
+mod map_entities;
 
 /// The crate the generated code names by default.
 #[derive(Clone, Copy)]
@@ -218,4 +219,70 @@ pub fn derive_facade_component(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(FacadeBundle, attributes(bundle))]
 pub fn derive_facade_bundle(input: TokenStream) -> TokenStream {
     expand(input, Root::Facade, bundle::derive)
+}
+
+/// The rules of `#[derive(MapEntities)]`, shared by both flavours' docs.
+macro_rules! map_entities_doc {
+    () => {
+        "Implements `MapEntities` (the snapshot loader's hook that rewrites entity handles held
+inside a value to the loaded entities' handles).
+
+Fields of type `Entity`, `Option<Entity>` or `Vec<Entity>` (recognised by name) are mapped;
+a field marked `#[entities]` is mapped through its own `MapEntities` impl (a nested struct
+holding handles, `[Entity; 4]`, `Box<Entity>`, ...); every other field is left alone. Works
+on structs and enums (each variant's fields); a union is a compile error.
+`#[entities(crate = \"path\")]` on the type says where the core crate is, for a renamed
+dependency.
+"
+    };
+}
+
+#[doc = map_entities_doc!()]
+///
+/// This flavour's code names `::ecs_core`; `ecs-core` re-exports it as
+/// `ecs_core::snapshot::MapEntities`.
+///
+/// ```
+/// use ecs_core::{Entity, MapEntities};
+///
+/// #[derive(MapEntities)]
+/// struct Link { to: Entity, #[entities] pair: [Entity; 2], weight: f32 }
+///
+/// #[derive(MapEntities)]
+/// enum Order { Idle, Attack(Entity), Escort { leader: Option<Entity>, spacing: f32 } }
+///
+/// let e = |i| Entity::new(i, 1).unwrap();
+/// let mut link = Link { to: e(1), pair: [e(2), e(3)], weight: 0.5 };
+/// link.map_entities(&mut |x: Entity| e(x.index() * 10));
+/// assert_eq!((link.to, link.pair), (e(10), [e(20), e(30)]));
+/// let mut order = Order::Escort { leader: Some(e(4)), spacing: 1.0 };
+/// order.map_entities(&mut |x: Entity| e(x.index() + 1));
+/// assert!(matches!(order, Order::Escort { leader: Some(l), .. } if l == e(5)));
+/// # let _ = (link.weight, Order::Idle, Order::Attack(e(0)));
+/// ```
+#[proc_macro_derive(MapEntities, attributes(entities))]
+pub fn derive_map_entities(input: TokenStream) -> TokenStream {
+    expand(input, Root::Core, map_entities::derive)
+}
+
+#[doc = map_entities_doc!()]
+///
+/// This flavour, for crates that depend on the `ecs` facade, names `::ecs::ecs_core`; `ecs`
+/// re-exports it as `MapEntities`.
+///
+/// ```
+/// use ecs::prelude::*;
+///
+/// #[derive(Component, MapEntities)]
+/// struct Target(Option<Entity>);
+///
+/// let mut world = World::new();
+/// let a = world.spawn(());
+/// let mut t = Target(Some(a));
+/// t.map_entities(&mut |_: Entity| a);
+/// assert_eq!(t.0, Some(a));
+/// ```
+#[proc_macro_derive(FacadeMapEntities, attributes(entities))]
+pub fn derive_facade_map_entities(input: TokenStream) -> TokenStream {
+    expand(input, Root::Facade, map_entities::derive)
 }

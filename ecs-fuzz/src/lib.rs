@@ -23,6 +23,9 @@
 //! * [`Config`] holds the wide mode that grows worlds past a storage page (and is where a
 //!   tolerance of a known, not yet fixed bug would go).
 //!
+//! [`snapshot`] fuzzes the snapshot loaders the same way: mutated snapshots through both
+//! formats, every failed load checked to leave its world as it was.
+//!
 //! What is compared and how the model answers is in each module: [`components`] (the pool
 //! of component types), [`op`] (the operations), [`model`], [`query`] and [`shapes`] (query
 //! types), [`readers`] and [`systems`] (change tracking and the schedule).
@@ -39,6 +42,7 @@ pub mod readers;
 mod runner;
 pub mod shapes;
 pub mod shrink;
+pub mod snapshot;
 pub mod systems;
 
 pub use generate::generate;

@@ -34,7 +34,7 @@ use ecs_core::component::{Component, ComponentId, Components, StorageKind};
 use ecs_core::entity::Entity;
 use ecs_core::layout::StorageLayout;
 use ecs_core::storage::{
-    ColumnAccess, EntityPlace, QueryChunk, QueryDescriptor, SlotRole, Storage,
+    ColumnAccess, ColumnValues, EntityPlace, QueryChunk, QueryDescriptor, SlotRole, Storage,
 };
 use ecs_core::unwind::for_each_completing;
 use ecs_core::EcsError;
@@ -387,6 +387,43 @@ unsafe impl Storage for HybridStorage {
             self.tables
                 .spawn_batch_split(batch, info, components, sparse)
         };
+    }
+
+    /// Table columns into the segment's table in one block each (through the table half),
+    /// sparse columns appended to their sets (through the sparse half, which keeps its
+    /// groups and marks its holders).
+    unsafe fn spawn_columns(
+        &mut self,
+        entities: &[Entity],
+        columns: &mut [ColumnValues<'_>],
+        empty: &BundleInfo,
+        components: &Components,
+    ) {
+        let mut table = Vec::with_capacity(columns.len());
+        let mut sparse = Vec::new();
+        for column in columns {
+            let kind = match self.kind(column.component) {
+                Some(kind) => kind,
+                None => self.learn(column.component, components),
+            };
+            let column = ColumnValues {
+                component: column.component,
+                values: column.values,
+                buffer: column.buffer.as_deref_mut(),
+            };
+            match kind {
+                StorageKind::Table => table.push(column),
+                StorageKind::Sparse => sparse.push(column),
+            }
+        }
+        // SAFETY: forwarded contract, each half given its own columns (the entities are not
+        // held, so have no row and are in no set).
+        unsafe {
+            self.tables
+                .spawn_columns(entities, &mut table, empty, components);
+            self.sparse
+                .spawn_columns(entities, &mut sparse, empty, components);
+        }
     }
 
     /// Groups of sparse components, kept by the sparse half (a query over only sparse

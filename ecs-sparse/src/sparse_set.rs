@@ -317,6 +317,36 @@ impl SparseSet {
         }
     }
 
+    /// Appends `entities` with their values (value `i` is `entities[i]`'s), copied in one
+    /// block, or, when the set is empty and the caller offers the buffer holding them, with
+    /// that buffer swapped in whole: the values as pending rows, then one linking pass.
+    ///
+    /// # Panics
+    /// If the set holds an index of `entities` already, or `entities` repeats one (the
+    /// values not yet linked are dropped first, so the set stays consistent).
+    ///
+    /// # Safety
+    /// `values` points to `entities.len()` initialised values of the set's component, laid
+    /// out as the set lays them out, outside the set, usable on any thread, handed over
+    /// (the caller never uses or drops them again); `buffer`, if given, holds exactly those
+    /// values (and is left holding what the caller must forget). No rows are pending.
+    pub unsafe fn extend_from(
+        &mut self,
+        entities: &[Entity],
+        values: NonNull<u8>,
+        buffer: Option<&mut BlobVec>,
+    ) {
+        debug_assert_eq!(self.data.len(), self.entities.len(), "no pending rows");
+        match buffer {
+            // SAFETY: the set is empty, so the caller gets an empty buffer back; both hold
+            // values of the set's component; the adopted values are pending rows.
+            Some(buffer) if self.data.is_empty() => unsafe { self.data.swap_buffers(buffer) },
+            // SAFETY: forwarded contract; the appended values are pending rows until linked.
+            _ => unsafe { self.data.append_raw(values, entities.len()) },
+        }
+        self.link_pending(entities);
+    }
+
     /// Exchanges the entities (and values) at dense positions `a` and `b`, repairing both
     /// sparse entries: what owning groups use to pack their entities at the front.
     ///

@@ -19,7 +19,9 @@ use std::ptr::NonNull;
 use ecs_core::bundle::{Bundle, BundleInfo, BundleVisitor};
 use ecs_core::component::{Component, ComponentId, Components};
 use ecs_core::layout::{ComponentBytes, GroupLayout, StorageLayout};
-use ecs_core::storage::{ByEntity, QueryDescriptor, Storage};
+use ecs_core::storage::{
+    spawn_columns_by_entity, ByEntity, ColumnValues, QueryDescriptor, Storage,
+};
 use ecs_core::unwind::for_each_completing;
 use ecs_core::{EcsError, Entity};
 
@@ -337,6 +339,37 @@ unsafe impl Storage for SparseStorage {
         let mut batch = batch;
         while let Some((entity, bundle)) = batch.next() {
             taken.write(entity, bundle, batch.size_hint().0);
+        }
+    }
+
+    /// One append per set; with owning groups, entity by entity, so the groups see every
+    /// arrival.
+    unsafe fn spawn_columns(
+        &mut self,
+        entities: &[Entity],
+        columns: &mut [ColumnValues<'_>],
+        empty: &BundleInfo,
+        components: &Components,
+    ) {
+        if !self.groups.is_empty() {
+            // SAFETY: forwarded contract.
+            return unsafe { spawn_columns_by_entity(self, entities, columns, empty, components) };
+        }
+        let mut bits = 0;
+        for column in columns {
+            bits |= holders::bit(column.component);
+            let set = self.set_mut(column.component, components);
+            // SAFETY: the set was made from the registry's info for the component; the
+            // values are `entities.len()` owned values of it, the buffer (if any) exactly
+            // those (caller); the entities are not held, so not in the set.
+            unsafe { set.extend_from(entities, column.values, column.buffer.as_deref_mut()) };
+        }
+        // The holders (kept from TRACK_FROM sets on, maybe started by a set made above) learn
+        // that the entities are in these sets, as a spawn's would.
+        if self.holders.is_some() {
+            for &entity in entities {
+                self.mark(entity, bits);
+            }
         }
     }
 

@@ -249,7 +249,51 @@
 //! assert_eq!(world.children(arm).unwrap().count(), 0);
 //! ```
 //!
-//! ## 8. Choosing a storage
+//! ## 8. Saving and loading worlds
+//!
+//! A [`SnapshotRegistry`](crate::snapshot::SnapshotRegistry) names what a snapshot holds,
+//! each component under a stable name (not its Rust path, which may change); it saves a
+//! world through any serde format and loads it back into an empty world or beside the
+//! entities of another, on any backend. A component holding entity handles derives
+//! `MapEntities` and is registered `with_entities`, so its handles follow the loaded
+//! entities. Bad input is an error that leaves the world untouched.
+//!
+//! ```
+//! use ecs::prelude::*;
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Component, Serialize, Deserialize, Debug, PartialEq)]
+//! struct Position(f32, f32);
+//! #[derive(Component, Serialize, Deserialize, MapEntities)]
+//! struct Follows(Entity);
+//!
+//! let registry = SnapshotRegistry::new()
+//!     .component::<Position>("Position")
+//!     .component_with_entities::<Follows>("Follows");
+//!
+//! let mut world = World::new();
+//! let leader = world.spawn(Position(0.0, 0.0));
+//! let follower = world.spawn((Position(1.0, 0.0), Follows(leader)));
+//! let json = serde_json::to_string_pretty(&registry.save(&world)).unwrap();
+//!
+//! let mut other = World::new();
+//! other.spawn(Position(9.0, 9.0)); // loading merges: new handles for the loaded entities
+//! let map = registry.load(&mut other, &mut serde_json::Deserializer::from_str(&json)).unwrap();
+//! let (leader2, follower2) = (map.get(leader).unwrap(), map.get(follower).unwrap());
+//! assert_eq!(other.get::<Follows>(follower2).unwrap().0, leader2);
+//! assert_eq!(other.get::<Position>(follower2), Some(&Position(1.0, 0.0)));
+//!
+//! // A truncated file: an error saying where, and the world as it was.
+//! let err = registry.load(&mut other, &mut serde_json::Deserializer::from_str(&json[..60]));
+//! assert!(err.is_err());
+//! assert_eq!(other.len(), 3);
+//! ```
+//!
+//! The binary form is the same call with another format (`postcard::to_allocvec`, then
+//! `postcard::Deserializer::from_bytes`). The `save_load` example saves a running
+//! simulation to a file and goes on in a fresh world.
+//!
+//! ## 9. Choosing a storage
 //!
 //! The code above never changes; what changes with the backend is its cost:
 //!

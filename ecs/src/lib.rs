@@ -112,18 +112,22 @@ pub use ecs_core::bundle::Bundle;
 pub use ecs_core::component::Component;
 pub use ecs_core::hierarchy;
 pub use ecs_core::query::{DynFilter, DynQuery};
+pub use ecs_core::snapshot;
+pub use ecs_core::snapshot::{MapEntities, SnapshotRegistry};
 pub use ecs_core::{
     Added, BatchSize, Changed, ChildOf, Children, CommandQueue, Commands, ComponentDescriptor,
     ComponentId, EcsError, Entity, EventReader, EventWriter, Events, IntoSystem, Local, Mut, Or,
     PropertyKind, PropertyValue, Res, ResMut, Resource, StorageKind, System, SystemId, Target,
     With, Without,
 };
-pub use ecs_derive::{FacadeBundle as Bundle, FacadeComponent as Component};
+pub use ecs_derive::{
+    FacadeBundle as Bundle, FacadeComponent as Component, FacadeMapEntities as MapEntities,
+};
 
 /// `use ecs::prelude::*;` brings the world, components, queries and filters into scope.
 pub mod prelude {
     pub use crate::{Backend, DynQueryState, EntityMut, EntityRef, QueryState, World, BACKEND};
-    pub use crate::{Bundle, Component};
+    pub use crate::{Bundle, Component, MapEntities, SnapshotRegistry};
     pub use crate::{DynFilter, DynQuery};
     pub use crate::{ParamSet, Query, Schedule};
     pub use ecs_core::{

@@ -720,3 +720,112 @@ fn table_row_rejects_rows_past_the_end() {
     assert!(crate::table::TableRow::new(table, 0).is_some());
     assert!(crate::table::TableRow::new(table, 1).is_none());
 }
+
+/// Columns of `A(x)` and `Counted` values for each `x`, as a loader stages them.
+pub(crate) fn staged_columns(
+    components: &ecs_core::component::Components,
+    a: ecs_core::ComponentId,
+    counted: ecs_core::ComponentId,
+    xs: std::ops::Range<u32>,
+    counter: &Arc<()>,
+) -> (ecs_core::blob::BlobVec, ecs_core::blob::BlobVec) {
+    use ecs_core::blob::BlobVec;
+    let mut a_values = BlobVec::for_component(components.info(a));
+    let mut c_values = BlobVec::for_component(components.info(counted));
+    for x in xs {
+        // SAFETY: each array holds its component's type.
+        unsafe {
+            a_values.push(A(x));
+            c_values.push(Counted(counter.clone()));
+        }
+    }
+    (a_values, c_values)
+}
+
+/// A loaded column handed to `spawn_columns`: an empty table takes the buffer whole, a table
+/// with rows gets a copy; every value is moved once (the `Arc` count tells a leak or a
+/// double drop, which Miri would also report).
+#[test]
+fn spawn_columns_adopts_or_copies_whole_columns() {
+    use ecs_core::bundle::BundleInfo;
+    use ecs_core::component::Components;
+    use ecs_core::storage::ColumnValues;
+    let counter = Arc::new(());
+    let mut components = Components::default();
+    let a = components.register::<A>();
+    let counted = components.register::<Counted>();
+    let empty = BundleInfo::new::<()>(0, &mut components).unwrap();
+    let mut storage = ArchetypeStorage::default();
+    let entities: Vec<Entity> = (10..14).map(|i| Entity::new(i, 1).unwrap()).collect();
+    let (mut a_values, mut c_values) = staged_columns(&components, a, counted, 0..4, &counter);
+    let (pa, pc) = (a_values.base_ptr(), c_values.base_ptr());
+    let mut columns = [
+        ColumnValues {
+            component: a,
+            values: pa,
+            buffer: Some(&mut a_values),
+        },
+        ColumnValues {
+            component: counted,
+            values: pc,
+            buffer: Some(&mut c_values),
+        },
+    ];
+    // SAFETY: the entities are distinct and not held; the columns hold 4 owned values each
+    // of distinct registered components; the buffers hold exactly those values.
+    unsafe { storage.spawn_columns(&entities, &mut columns, &empty, &components) };
+    a_values.forget_all();
+    c_values.forget_all();
+    assert_eq!(Arc::strong_count(&counter), 1 + 4);
+    let table = storage.archetypes().locate(entities[2]).unwrap().table;
+    assert_eq!(
+        storage.archetypes().table(table).len(),
+        4,
+        "adopted into the empty table"
+    );
+    assert_eq!(
+        // SAFETY: component `a` is `A`.
+        unsafe {
+            storage
+                .get_ptr(entities[3], a)
+                .unwrap()
+                .cast::<A>()
+                .as_ref()
+        },
+        &A(3)
+    );
+    // A second batch into the same (now non-empty) table is copied.
+    let more: Vec<Entity> = (20..22).map(|i| Entity::new(i, 1).unwrap()).collect();
+    let (mut a_values, mut c_values) = staged_columns(&components, a, counted, 7..9, &counter);
+    let (pa, pc) = (a_values.base_ptr(), c_values.base_ptr());
+    let mut columns = [
+        ColumnValues {
+            component: counted,
+            values: pc,
+            buffer: Some(&mut c_values),
+        },
+        ColumnValues {
+            component: a,
+            values: pa,
+            buffer: None,
+        },
+    ];
+    // SAFETY: as above.
+    unsafe { storage.spawn_columns(&more, &mut columns, &empty, &components) };
+    a_values.forget_all();
+    c_values.forget_all();
+    assert_eq!(storage.archetypes().table(table).len(), 6);
+    assert_eq!(
+        // SAFETY: as above.
+        unsafe { storage.get_ptr(more[1], a).unwrap().cast::<A>().as_ref() },
+        &A(8)
+    );
+    // No columns: the entities get no row.
+    let bare = [Entity::new(30, 1).unwrap()];
+    // SAFETY: a new entity, no columns.
+    unsafe { storage.spawn_columns(&bare, &mut [], &empty, &components) };
+    assert!(storage.archetypes().locate(bare[0]).is_none());
+    assert_eq!(Arc::strong_count(&counter), 1 + 6);
+    drop(storage);
+    assert_eq!(Arc::strong_count(&counter), 1, "every value dropped once");
+}

@@ -31,6 +31,8 @@ mod hecs;
 #[cfg(feature = "peers")]
 mod hecs_seeds;
 #[cfg(feature = "peers")]
+mod hecs_serialize;
+#[cfg(feature = "peers")]
 mod shipyard;
 #[cfg(feature = "peers")]
 mod shipyard_seeds;
@@ -79,6 +81,9 @@ pub const WORKLOADS: [&str; 14] = [
     "query_3",
     "query_4",
 ];
+
+/// Workloads only hecs runs among the peers: world snapshots, against its column serializer.
+pub const HECS_SNAPSHOT: [&str; 3] = ["serialize", "snapshot_save", "snapshot_load"];
 
 /// Workloads only bevy_ecs runs among the peers: the hierarchy workloads, against its
 /// `ChildOf` / `Children` (hecs, shipyard and specs have no hierarchy of their own).
@@ -145,7 +150,20 @@ impl Peer {
     /// Whether this peer runs `workload` (a name from [`WORKLOADS`], or from [`BEVY_ONLY`] for
     /// bevy_ecs).
     pub fn runs(self, workload: &str) -> bool {
-        WORKLOADS.contains(&workload) || (self.has_hierarchy() && BEVY_ONLY.contains(&workload))
+        WORKLOADS.contains(&workload)
+            || (self.has_hierarchy() && BEVY_ONLY.contains(&workload))
+            || (self.has_column_serializer() && HECS_SNAPSHOT.contains(&workload))
+    }
+
+    /// Whether the peer saves and loads whole worlds column by column (hecs's
+    /// `serialize::column`, the reference of the snapshot workloads).
+    fn has_column_serializer(self) -> bool {
+        match self {
+            #[cfg(feature = "peers")]
+            Peer::Hecs => true,
+            #[cfg(feature = "peers")]
+            _ => false,
+        }
     }
 
     /// Whether the peer has a parent/child hierarchy of its own (bevy_ecs).
@@ -166,9 +184,9 @@ impl Peer {
         let _ = size;
         match self {
             #[cfg(feature = "peers")]
-            Peer::Hecs => {
-                hecs::prepare(workload, size).or_else(|| hecs_seeds::prepare(workload, size))
-            }
+            Peer::Hecs => hecs::prepare(workload, size)
+                .or_else(|| hecs_seeds::prepare(workload, size))
+                .or_else(|| hecs_serialize::prepare(workload, size)),
             #[cfg(feature = "peers")]
             Peer::Bevy => bevy_prepare::<crate::components::B>(workload, size),
             #[cfg(feature = "peers")]

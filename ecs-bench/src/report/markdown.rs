@@ -219,13 +219,17 @@ fn render_workload(out: &mut String, w: &WorkloadReport) {
         } else {
             "✗"
         };
+        let median = match r.mb_per_s() {
+            Some(rate) => format!("{} ({rate:.0} MB/s)", format_time(r.median_ns)),
+            None => format_time(r.median_ns),
+        };
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {:.2}× | {} | {} | {} | {} |",
             if first { w.name.as_str() } else { "" },
             if first { size.as_str() } else { "" },
             runner,
-            format_time(r.median_ns),
+            median,
             r.ratio_to_fastest,
             format_bytes(r.peak_bytes),
             format_count(r.allocations),

@@ -95,6 +95,8 @@ pub struct Measured {
     pub checksum: u64,
     /// Whether every later run repeated it.
     pub checksum_stable: bool,
+    /// Bytes the calibration run processed, for throughput workloads.
+    pub bytes: Option<u64>,
 }
 
 impl Measured {
@@ -126,6 +128,7 @@ struct Calibration {
     heap: HeapUsage,
     checksum: u64,
     batch: usize,
+    bytes: Option<u64>,
 }
 
 fn calibrate(
@@ -142,6 +145,7 @@ fn calibrate(
     let first = start.elapsed();
     let heap = region.finish();
     let checksum = prepared.checksum();
+    let bytes = prepared.bytes();
     drop(prepared);
     let limit = if workload.info().repeatable {
         settings.max_batch
@@ -156,6 +160,7 @@ fn calibrate(
         heap,
         checksum,
         batch,
+        bytes,
     })
 }
 
@@ -264,6 +269,7 @@ pub fn measure_workload(
             heap: c.heap,
             checksum: c.checksum,
             checksum_stable,
+            bytes: c.bytes,
         })
         .collect()
 }

@@ -275,6 +275,7 @@ fn workload_report(
                 checksum: format!("{:016x}", m.checksum),
                 checksum_stable: m.checksum_stable,
                 ratio_to_fastest: if fastest > 0.0 { median / fastest } else { 1.0 },
+                bytes: m.bytes,
             }
         })
         .collect();

@@ -222,4 +222,15 @@ pub struct RunnerResult {
     pub checksum_stable: bool,
     /// `median_ns` over the fastest runner's median.
     pub ratio_to_fastest: f64,
+    /// Bytes one run wrote or read, for throughput workloads (the snapshot ones).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+}
+
+impl RunnerResult {
+    /// Throughput in megabytes (10^6 bytes) per second, for throughput workloads.
+    pub fn mb_per_s(&self) -> Option<f64> {
+        self.bytes
+            .map(|b| b as f64 / 1e6 / (self.median_ns.max(1e-9) / 1e9))
+    }
 }

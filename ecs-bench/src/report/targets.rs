@@ -272,6 +272,10 @@ pub const TARGETS: &[Target] = &[
          them densely. What is left is one rayon hand-off per run, which a shared 2-core \
          machine delays now and then.",
     ),
+    // Snapshots against hecs's column serializer, same data, same format (postcard).
+    Target::time("serialize", ALL, Reference::Runner("hecs"), 1.0),
+    Target::time("snapshot_save", ALL, Reference::Runner("hecs"), 1.0),
+    Target::time("snapshot_load", ALL, Reference::Runner("hecs"), 1.0),
     // The hierarchy against bevy_ecs's own: half its time, no more heap.
     Target::time("relationship", ALL, Reference::Runner("bevy_ecs"), 0.5),
     Target {
@@ -512,6 +516,7 @@ mod tests {
             checksum: "0".into(),
             checksum_stable: true,
             ratio_to_fastest: 1.0,
+            bytes: None,
         }
     }
 

@@ -134,6 +134,28 @@ impl<S: Storage> World<S> {
         Ok(Some(link.parent))
     }
 
+    /// Makes `child`, which has no parent, the last child of `parent` without the cycle
+    /// check of [`World::set_parent`] (an ancestor walk per link, quadratic on a deep
+    /// chain): for a loader that has checked that its links form a forest. Records
+    /// [`Added<ChildOf>`](crate::Added).
+    pub(crate) fn link_loaded(&mut self, child: Entity, parent: Entity) {
+        let ids = self.link_ids();
+        debug_assert!(
+            self.link_of(ids, child).is_none(),
+            "a loaded child has no parent yet"
+        );
+        let link = ChildOf {
+            parent,
+            prev: self.last_child(ids, parent),
+            next: None,
+        };
+        // SAFETY: `child` is live (just loaded), so held; `T` is `ChildOf`.
+        let old = unsafe { self.insert_link(child, ids, link) };
+        debug_assert!(old.is_none());
+        self.changes_mut().on_added(ids.child_of, child);
+        self.append(ids, parent, child);
+    }
+
     /// `parent`'s last child, if it has children.
     fn last_child(&self, ids: LinkIds, parent: Entity) -> Option<Entity> {
         self.head_of(ids, parent).map(|(_, last, _)| last)

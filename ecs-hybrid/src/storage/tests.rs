@@ -349,3 +349,73 @@ fn sparse_components_can_be_grouped_table_ones_cannot() {
             .count()
     });
 }
+
+/// `spawn_columns` splits a segment's columns: table components into the table (adopted
+/// whole when it is empty), sparse ones into their sets; every value moved once.
+#[test]
+fn spawn_columns_splits_table_and_sparse_columns() {
+    use std::sync::Arc;
+
+    use ecs_core::blob::BlobVec;
+    use ecs_core::bundle::BundleInfo;
+    use ecs_core::component::Components;
+    use ecs_core::storage::{ColumnValues, Storage};
+
+    #[derive(Debug, PartialEq)]
+    struct Table(u32);
+    impl Component for Table {}
+    struct Churn(#[allow(dead_code)] Arc<()>);
+    impl Component for Churn {
+        const STORAGE: StorageKind = StorageKind::Sparse;
+    }
+    let counter = Arc::new(());
+    let mut components = Components::default();
+    let table = components.register::<Table>();
+    let churn = components.register::<Churn>();
+    let empty = BundleInfo::new::<()>(0, &mut components).unwrap();
+    let mut storage = HybridStorage::default();
+    let entities: Vec<Entity> = (0..5).map(|i| Entity::new(i, 1).unwrap()).collect();
+    let mut t_values = BlobVec::for_component(components.info(table));
+    let mut c_values = BlobVec::for_component(components.info(churn));
+    for i in 0..5 {
+        // SAFETY: each array holds its component's type.
+        unsafe {
+            t_values.push(Table(i));
+            c_values.push(Churn(counter.clone()));
+        }
+    }
+    let (pt, pc) = (t_values.base_ptr(), c_values.base_ptr());
+    let mut columns = [
+        ColumnValues {
+            component: churn,
+            values: pc,
+            buffer: Some(&mut c_values),
+        },
+        ColumnValues {
+            component: table,
+            values: pt,
+            buffer: Some(&mut t_values),
+        },
+    ];
+    // SAFETY: new distinct entities; 5 owned values per column, the buffers exactly those.
+    unsafe { storage.spawn_columns(&entities, &mut columns, &empty, &components) };
+    t_values.forget_all();
+    c_values.forget_all();
+    assert_eq!(storage.kind(churn), Some(StorageKind::Sparse));
+    assert_eq!(storage.sparse().set(churn).unwrap().len(), 5);
+    assert_eq!(
+        // SAFETY: component `table` is `Table`.
+        unsafe {
+            storage
+                .get_ptr(entities[4], table)
+                .unwrap()
+                .cast::<Table>()
+                .as_ref()
+        },
+        &Table(4)
+    );
+    assert!(storage.get_ptr(entities[1], churn).is_some());
+    assert_eq!(Arc::strong_count(&counter), 6);
+    drop(storage);
+    assert_eq!(Arc::strong_count(&counter), 1, "every value dropped once");
+}

@@ -298,6 +298,79 @@ fn memory_usage_counts_sets_and_pages() {
     assert!(!SparseStorage::is_dense::<Pos>());
 }
 
+/// `spawn_columns` appends whole columns to the sets (an empty set takes the buffer itself),
+/// and with an owning group goes entity by entity so the group stays packed.
+#[test]
+fn spawn_columns_appends_whole_columns_and_keeps_groups() {
+    use ecs_core::blob::BlobVec;
+    use ecs_core::bundle::BundleInfo;
+    use ecs_core::component::Components;
+    use ecs_core::storage::ColumnValues;
+    for grouped in [false, true] {
+        let counter = Arc::new(());
+        let mut components = Components::default();
+        let pos = components.register::<Pos>();
+        let counted = components.register::<Counted>();
+        let empty = BundleInfo::new::<()>(0, &mut components).unwrap();
+        let mut storage = SparseStorage::new();
+        if grouped {
+            // SAFETY: both components are registered in `components`.
+            unsafe { storage.group(&[pos, counted], &components).unwrap() };
+        }
+        for (batch, first) in [(0u32, 0u32), (1, 6)] {
+            let entities: Vec<Entity> = (first..first + 6)
+                .map(|i| Entity::new(i, 1).unwrap())
+                .collect();
+            let mut p_values = BlobVec::for_component(components.info(pos));
+            let mut c_values = BlobVec::for_component(components.info(counted));
+            for i in 0..6 {
+                // SAFETY: each array holds its component's type.
+                unsafe {
+                    p_values.push(Pos(i as f32, batch as f32));
+                    c_values.push(Counted(counter.clone()));
+                }
+            }
+            let (pp, pc) = (p_values.base_ptr(), c_values.base_ptr());
+            let mut columns = [
+                ColumnValues {
+                    component: pos,
+                    values: pp,
+                    buffer: Some(&mut p_values),
+                },
+                ColumnValues {
+                    component: counted,
+                    values: pc,
+                    buffer: None,
+                },
+            ];
+            // SAFETY: new distinct entities; 6 owned values per column, the buffer exactly those.
+            unsafe { storage.spawn_columns(&entities, &mut columns, &empty, &components) };
+            p_values.forget_all();
+            c_values.forget_all();
+            // SAFETY: component `pos` is `Pos`.
+            let read = unsafe {
+                storage
+                    .get_ptr(entities[5], pos)
+                    .unwrap()
+                    .cast::<Pos>()
+                    .as_ref()
+            };
+            assert_eq!(read, &Pos(5.0, batch as f32));
+        }
+        assert_eq!(storage.set(pos).unwrap().len(), 12);
+        assert_eq!(alive(&counter), 12);
+        if grouped {
+            assert_eq!(
+                storage.groups()[0].len(),
+                12,
+                "every arrival joined the group"
+            );
+        }
+        drop(storage);
+        assert_eq!(alive(&counter), 0, "every value dropped once");
+    }
+}
+
 /// With many component types the storage keeps holders (which sets may hold each entity):
 /// every way an entity gains a component marks it, and despawn, asking only the marked
 /// sets, still removes the entity from each set that held it; components held before the
@@ -383,4 +456,62 @@ fn despawn_with_many_component_types_leaves_no_set_holding_the_entity() {
     }
     world.clear();
     assert!(world.storage().sets().all(|set| set.is_empty()));
+}
+
+/// A snapshot load puts its entities into the sets through `spawn_columns`, which must mark
+/// the holders as a spawn does: with many component types, despawning loaded entities leaves
+/// no set holding them, whether the load made the sets (and started the holders) or merged
+/// into sets that were there.
+#[test]
+fn snapshot_load_with_many_component_types_then_despawn_leaves_no_set_holding_the_entity() {
+    use ecs_core::snapshot::{DynamicCodec, SnapshotRegistry};
+    let types = TRACK_FROM + 8;
+    let descriptor = |i: usize| ComponentDescriptor {
+        name: format!("c{i}").into(),
+        layout: Layout::new::<u32>(),
+        drop: None,
+        storage: StorageKind::Sparse,
+    };
+    let mut registry = SnapshotRegistry::new();
+    for i in 0..types {
+        registry.add_dynamic(&format!("c{i}"), descriptor(i), DynamicCodec::plain_bytes());
+    }
+    let mut source = World::<SparseStorage>::new();
+    let ids: Vec<ComponentId> = (0..types)
+        .map(|i| source.register_dynamic(descriptor(i)))
+        .collect();
+    let n = if cfg!(miri) { 6 } else { 200 };
+    for k in 0..n {
+        let e = source.spawn(());
+        for &id in ids.iter().skip(k % 3).step_by(2) {
+            source
+                .insert_bytes(e, id, &(k as u32).to_ne_bytes())
+                .unwrap();
+        }
+    }
+    let bytes = postcard::to_allocvec(&registry.save(&source)).unwrap();
+    let mut world = World::<SparseStorage>::new();
+    let mut loaded = Vec::new();
+    for _ in 0..2 {
+        let map = registry
+            .load(&mut world, &mut postcard::Deserializer::from_bytes(&bytes))
+            .unwrap();
+        assert!(
+            world.storage().holders.is_some(),
+            "{types} sets: holders kept"
+        );
+        loaded.extend(map.loaded());
+    }
+    for &e in loaded.iter().step_by(2) {
+        world.despawn(e).unwrap();
+    }
+    for (k, &e) in loaded.iter().enumerate() {
+        let held = world.storage().sets().filter(|set| set.contains(e)).count();
+        let want = if k % 2 == 0 {
+            0
+        } else {
+            ids.iter().skip(k % n % 3).step_by(2).count()
+        };
+        assert_eq!(held, want, "loaded entity {k}");
+    }
 }
