@@ -32,7 +32,9 @@ pub struct Settings {
     pub slow_round: Duration,
     /// Aim for samples at least this long (batching short runs).
     pub target_sample: Duration,
-    /// Aim for all samples of one workload to take about this long.
+    /// Aim for all samples of one workload to take about this long in wall-clock time,
+    /// preparing their states included (a workload whose worlds are slow to build gets
+    /// fewer samples, down to `min_samples`).
     pub budget: Duration,
     /// Most runs of one prepared state per sample (repeatable workloads).
     pub max_batch: usize,
@@ -125,6 +127,10 @@ pub fn median(values: &[f64]) -> f64 {
 struct Calibration {
     runner: Runner,
     first: Duration,
+    /// Wall-clock time one sample spends preparing states (once for a repeatable
+    /// workload, once per run of the batch otherwise): counted in the budget, so a
+    /// workload whose worlds are slow to build takes fewer samples, not minutes.
+    setup: Duration,
     heap: HeapUsage,
     checksum: u64,
     batch: usize,
@@ -137,8 +143,10 @@ fn calibrate(
     size: usize,
     settings: &Settings,
 ) -> Option<Calibration> {
+    let setup_start = Instant::now();
     let mut prepared = workload.prepare_on(runner, size)?;
     prepared.step();
+    let prepare = setup_start.elapsed();
     let region = Region::start();
     let start = Instant::now();
     prepared.run();
@@ -154,9 +162,15 @@ fn calibrate(
     };
     let wanted = settings.target_sample.as_nanos() / first.as_nanos().max(1);
     let batch = (wanted as usize).clamp(1, limit.max(1));
+    let setup = if workload.info().repeatable {
+        prepare
+    } else {
+        prepare * batch as u32
+    };
     Some(Calibration {
         runner,
         first,
+        setup,
         heap,
         checksum,
         batch,
@@ -233,10 +247,11 @@ pub fn measure_workload(
         return Vec::new();
     }
     let round: Duration = calibrations.iter().map(|c| c.first * c.batch as u32).sum();
+    let wall: Duration = round + calibrations.iter().map(|c| c.setup).sum::<Duration>();
     let samples = if round > settings.slow_round {
         settings.slow_samples
     } else {
-        let fit = settings.budget.as_nanos() / round.as_nanos().max(1);
+        let fit = settings.budget.as_nanos() / wall.as_nanos().max(1);
         (fit as usize).clamp(settings.min_samples, settings.max_samples)
     };
 
