@@ -1,5 +1,6 @@
 //! The community-standard set: the shapes of ecs_bench_suite (simple_insert, simple_iter,
-//! fragmented_iter, heavy_compute, add_remove, schedule; serialize is a pending slot).
+//! fragmented_iter, heavy_compute, add_remove, schedule; serialize lives with the snapshot
+//! workloads).
 
 use ecs_core::{BatchSize, Entity, Query, Storage, World};
 use rayon::prelude::*;

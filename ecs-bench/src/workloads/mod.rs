@@ -29,7 +29,7 @@ pub fn registry() -> Vec<Box<dyn DynWorkload>> {
     all
 }
 
-/// Workload slots whose features arrive in later issues, listed in reports as not yet
+/// Workload slots whose features are not built yet, listed in reports as not yet
 /// available (none at the moment: `serialize` was the last, filled by the snapshot
 /// workloads).
 pub fn pending() -> Vec<Pending> {
