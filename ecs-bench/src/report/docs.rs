@@ -277,11 +277,28 @@ fn table(report: &Report, rows: &[Row], teaches: bool) -> String {
     out
 }
 
-/// When and where the report was measured, and how long it took.
+/// When and where the report was measured, and how long it took (saying so when seed 001's
+/// scaling table ran past the default 320k, which is then most of the time).
 fn provenance(report: &Report) -> String {
     let meta = &report.meta;
+    let largest = report
+        .entity_index_table
+        .iter()
+        .flat_map(|table| &table.rows)
+        .map(|row| row.new.entities)
+        .max()
+        .unwrap_or(0);
+    let scaling = if largest > 320_000 {
+        format!(
+            " Seed 001's scaling table ran to {} entities (`--full-scaling`); without it the \
+             table stops at 320k.",
+            super::markdown::format_count(largest as u64)
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "Measured {} on {} ({} scale, runners: {}). {}.",
+        "Measured {} on {} ({} scale, runners: {}). {}.{scaling}",
         meta.date_utc,
         meta.machine,
         meta.scale,
