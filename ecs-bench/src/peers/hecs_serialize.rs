@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use crate::components::*;
 use crate::workload::{prepared_with_bytes, Prepared};
 use crate::workloads::community::insert_bundle;
-use crate::workloads::snapshot::{body, body_digest, bundle_digest};
+use crate::workloads::snapshot::{body, body_digest, bundle_digest, copy_checksum};
 
 /// The stable ids of the components in a snapshot.
 #[derive(Serialize, Deserialize, Clone, Copy)]
@@ -165,12 +165,7 @@ pub(super) fn prepare(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
                     *copy = Some(load(&bytes));
                 },
                 move |(_, copy, _)| {
-                    let digest = copy.as_mut().map_or(0, world_bundle_digest);
-                    if digest == expected {
-                        digest
-                    } else {
-                        0
-                    }
+                    copy_checksum(copy.as_mut().map_or(0, world_bundle_digest), expected)
                 },
                 |(_, _, len)| *len as u64,
             )

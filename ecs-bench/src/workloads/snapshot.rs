@@ -105,6 +105,23 @@ pub(crate) fn bundle_digest<'a>(
     digest.finish(count)
 }
 
+/// The checksum of a round trip's copy: its digest when it equals the original's
+/// (`expected`), 0 when the copy differs, so a wrong load never passes the checksum check.
+pub(crate) fn copy_checksum(digest: u64, expected: u64) -> u64 {
+    if digest == expected {
+        digest
+    } else {
+        0
+    }
+}
+
+/// A world of `n` entities of [`body`], what `snapshot_save` and `snapshot_load` start from.
+fn body_world<S: Storage>(n: usize) -> World<S> {
+    let mut world = World::<S>::new();
+    world.spawn_batch((0..n).map(body));
+    world
+}
+
 fn world_bundle_digest<S: Storage>(world: &mut World<S>) -> u64 {
     bundle_digest(world.query::<(&Transform, &Position, &Rotation, &Velocity)>())
 }
@@ -138,13 +155,7 @@ impl Workload for Serialize {
                 *copy = Some(loaded);
             },
             move |(_, copy, _)| {
-                // Checked equal: a copy that differs from the original answers 0.
-                let digest = copy.as_mut().map_or(0, world_bundle_digest);
-                if digest == expected {
-                    digest
-                } else {
-                    0
-                }
+                copy_checksum(copy.as_mut().map_or(0, world_bundle_digest), expected)
             },
             |(_, _, len)| *len as u64,
         )
@@ -160,8 +171,7 @@ impl Workload for Save {
     }
 
     fn prepare<S: Storage>(&self, n: usize) -> Box<dyn Prepared> {
-        let mut world = World::<S>::new();
-        world.spawn_batch((0..n).map(body));
+        let world = body_world::<S>(n);
         let registry = body_registry();
         let check = body_registry();
         prepared_with_bytes(
@@ -190,8 +200,7 @@ impl Workload for Load {
     }
 
     fn prepare<S: Storage>(&self, n: usize) -> Box<dyn Prepared> {
-        let mut world = World::<S>::new();
-        world.spawn_batch((0..n).map(body));
+        let world = body_world::<S>(n);
         let registry = body_registry();
         let bytes = postcard::to_allocvec(&registry.save(&world)).expect("a world saves");
         drop(world);
