@@ -317,7 +317,7 @@ pub fn random_relationship_ops_match_model<S: Storage>() {
         let mut world = World::<S>::new();
         let mut model = Links::default();
         let mut handles: Vec<Entity> = Vec::new(); // live and dead, to hit stale handles
-        let steps = size(4_000, 300);
+        let steps = size(4_000, 180);
         for step in 0..steps {
             let pick = |rng: &mut Rng, handles: &[Entity]| handles[rng.below(handles.len())];
             let born = |model: &mut Links, e: Entity| {

@@ -160,9 +160,9 @@ pub fn random_operations_match_hashmap_model<S: Storage>() {
         return;
     }
     let mix = Rng::new(seed).next_u64() as usize % 16;
-    run_mix::<S>(mix, seed, size(100_000, 400));
+    run_mix::<S>(mix, seed, size(100_000, 240));
     for mix in 0..16 {
-        run_mix::<S>(mix, mix as u64 + 1, size(3_000, 60));
+        run_mix::<S>(mix, mix as u64 + 1, size(3_000, 36));
     }
 }
 
