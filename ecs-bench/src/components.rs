@@ -74,7 +74,8 @@ letters!(A, C, D, E, F, G, H, I, J, K, L, M, N, O, P, Q, R, S, T, U, V, W, X, Y,
 /// Letter component `B` (a newtype over `f32`), the one component that asks for sparse-set
 /// storage: add_remove toggles it on every entity, the churn sparse sets exist for. Only the
 /// hybrid backend reads the choice; it then runs add_remove at sparse-set cost and pays a
-/// sparse look-up where queries join `B` with table components (schedule, query_2..4).
+/// sparse look-up where queries join `B` with table components and B's set does not follow
+/// the tables (schedule, query_2_unaligned; query_2..4 align it first).
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 #[cfg_attr(
     feature = "peers",

@@ -384,6 +384,19 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
         })
     }
 
+    /// Reorders `component`'s values, kept outside the tables, to follow the tables' rows
+    /// (table by table, row by row), so that a query joining it with table components reads
+    /// it like one more column until entities move again. Returns whether anything was
+    /// reordered: only a backend keeping tables *and* sets (the hybrid) has anything to
+    /// align; the default does nothing and answers false.
+    ///
+    /// Implementations keep every promise of this contract: the same entities hold the same
+    /// values, only their order in the component's own storage changes.
+    fn align_with_tables(&mut self, component: ComponentId) -> bool {
+        let _ = component;
+        false
+    }
+
     /// Prepares room for `additional` entities spawned with bundle `info`.
     ///
     /// # Safety

@@ -623,6 +623,20 @@ unsafe impl Storage for HybridStorage {
         }
     }
 
+    /// Sorts the set by (table, row): entities with a row in table order, each table's rows
+    /// in order, rowless entities last; then `aligned_with` finds every table's run.
+    fn align_with_tables(&mut self, component: ComponentId) -> bool {
+        if self.kind(component) != Some(StorageKind::Sparse) {
+            return false;
+        }
+        let archetypes = self.tables.archetypes();
+        self.sparse
+            .sort_set_by_key(component, |entity| match archetypes.locate(entity) {
+                Some(record) => ((record.table.index() as u64) << 32) | u64::from(record.row),
+                None => u64::MAX,
+            })
+    }
+
     fn memory_usage(&self) -> usize {
         self.tables.memory_usage()
             + self.sparse.memory_usage()

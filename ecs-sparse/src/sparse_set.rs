@@ -371,6 +371,32 @@ impl SparseSet {
         }
     }
 
+    /// Reorders the set so that its entities run in ascending `key` order (ties keep their
+    /// current order), moving each value with its entity: what aligns a set with another
+    /// storage's rows, so a join can walk both in step. O(n log n) to sort the keys, then at
+    /// most one [`SparseSet::swap_positions`] per entity.
+    pub fn sort_by_key(&mut self, mut key: impl FnMut(Entity) -> u64) {
+        let keys: Vec<u64> = self.entities.iter().map(|&e| key(e)).collect();
+        let mut order: Vec<u32> = (0..keys.len() as u32).collect();
+        // Stable: entities with equal keys keep their relative order.
+        order.sort_by_key(|&p| keys[p as usize]);
+        // `order[i]` is the position (before sorting) of the entity that must end at `i`;
+        // `now[p]` is where the entity first at `p` sits now, `at[i]` who sits at `i` now.
+        let mut now: Vec<u32> = (0..keys.len() as u32).collect();
+        let mut at = now.clone();
+        for (i, &wanted) in order.iter().enumerate() {
+            let from = now[wanted as usize] as usize;
+            if from != i {
+                self.swap_positions(i, from);
+                let displaced = at[i];
+                at[from] = displaced;
+                now[displaced as usize] = from as u32;
+                at[i] = wanted;
+                now[wanted as usize] = i as u32;
+            }
+        }
+    }
+
     /// Removes `entity` from the index and the entity array, and returns the position of its
     /// value, which the caller must then swap-remove from `data` (the last value moves into
     /// the hole, mirroring what happened to `entities`).

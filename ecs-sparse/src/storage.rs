@@ -105,6 +105,26 @@ impl SparseStorage {
         self.sets.get(component.index())?.as_ref()
     }
 
+    /// Reorders `component`'s set by `key` (see [`SparseSet::sort_by_key`]); false, with
+    /// nothing changed, when no set exists for it or a group owns it (the group decides the
+    /// order of its sets: its entities packed at the front).
+    pub fn sort_set_by_key(
+        &mut self,
+        component: ComponentId,
+        key: impl FnMut(Entity) -> u64,
+    ) -> bool {
+        if self.owner(component).is_some() {
+            return false;
+        }
+        match self.existing_set_mut(component) {
+            Some(set) => {
+                set.sort_by_key(key);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Every set that exists, in component-id order.
     pub fn sets(&self) -> impl Iterator<Item = &SparseSet> {
         self.sets.iter().flatten()

@@ -105,7 +105,12 @@ const HEADLINE: &[Row] = &[
     row(
         "query_2",
         "query_2 (A, B)",
-        "hybrid: a table component joined with a sparse one is looked up per row",
+        "hybrid: B aligned with the tables once (`align_with_tables`), read like a column",
+    ),
+    row(
+        "query_2_unaligned",
+        "query_2, B not aligned",
+        "hybrid: a sparse set no table follows is looked up row by row",
     ),
     row(
         "query_3",
@@ -163,6 +168,15 @@ const GUIDE: &[(&str, &[Row])] = &[
             row("simple_iter_grouped", "simple_iter, owning group", ""),
             row("query_2", "query_2 (A, B over 256 tables)", ""),
             row("query_4", "query_4 (A, B, C, D)", ""),
+        ],
+    ),
+    (
+        "hybrid-joins",
+        &[
+            row("query_2_unaligned", "query_2, B not aligned", ""),
+            row("query_2", "query_2, B aligned", ""),
+            row("query_3", "query_3 (A, B, C), B aligned", ""),
+            row("query_4", "query_4 (A, B, C, D), B aligned", ""),
         ],
     ),
     (

@@ -356,10 +356,11 @@ const HYBRID_JOINS: [Target; 3] = per_workload(
     &["hybrid"],
     Reference::Runner("sparse"),
     2.0,
-    "`B` is sparse in the hybrid backend: the query walks the 256 tables holding its table \
-     components and reads `B` per row from B's sparse set, by look-up wherever the set does \
-     not hold a table's rows in the same order; the sparse backend drives the whole join \
-     from one dense set.",
+    "`B` is sparse in the hybrid backend: the workload asks the world once to align B's set \
+     with the tables (`World::align_with_tables`), so the query walks the 256 tables and \
+     reads each table's `B` values like a column, after one `memcmp` of the table's entity \
+     ids against the set's run; the sparse backend drives the whole join from one dense \
+     set. query_2_unaligned is the same join without the alignment.",
 );
 
 /// The hybrid where it keeps every component in tables, against the archetype backend.

@@ -497,6 +497,37 @@ impl<S: Storage> World<S> {
         unsafe { self.storage.group(info.components(), &self.components) }
     }
 
+    /// Reorders `T`'s values to follow the tables' rows, where `T` lives outside the
+    /// tables: in the hybrid backend, a sparse `T` whose set no longer runs in the tables'
+    /// order (entities moved between tables since `T` was added) makes every query joining
+    /// `T` with table components look `T` up row by row. After this call each table's rows
+    /// find their `T`s side by side again and the join reads them like a column, until
+    /// entities move again; call it after building a level, or once a frame before the
+    /// joins if entities move often. O(n log n) in `T`'s values.
+    ///
+    /// Returns whether anything was reordered: false on the archetype and sparse backends
+    /// (nothing to align with), for a table component, a component never stored, and a
+    /// sparse component owned by a group (the group keeps its own order). Values, change
+    /// ticks and every query's results stay the same; only the order of a query over `T`
+    /// alone may change.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// struct Pos(f32);
+    /// impl Component for Pos {}
+    /// let mut world = World::<VecStorage>::new();
+    /// world.spawn((Pos(1.0),));
+    /// // The reference backend keeps no tables to align with:
+    /// assert!(!world.align_with_tables::<Pos>());
+    /// ```
+    pub fn align_with_tables<T: Component>(&mut self) -> bool {
+        self.flush();
+        match self.components.id::<T>() {
+            Some(id) => self.storage.align_with_tables(id),
+            None => false,
+        }
+    }
+
     /// Iterates every entity matching `Q` (see [`QueryData`]), with `for_each` as the fast path.
     ///
     /// The query's state is cached in the world, so calling this every frame only examines

@@ -228,6 +228,90 @@ fn a_sparse_set_holding_a_tables_rows_in_order_is_walked_densely() {
 }
 
 #[test]
+fn aligning_a_set_with_the_tables_makes_every_table_read_it_densely() {
+    let mut world = HybridWorld::new();
+    let n = scale(300, 24);
+    // Spawned together, then split over three tables by later inserts: OnFire's set keeps
+    // the spawn order, which no table follows any more. Entity 7 and the rowless entities
+    // (OnFire only) are mixed in.
+    let entities: Vec<Entity> = (0..n)
+        .map(|i| world.spawn((Pos(i as f32), OnFire(i as u32))))
+        .collect();
+    for (i, &e) in entities.iter().enumerate() {
+        if i % 3 == 1 {
+            world.insert(e, Vel(1.0)).unwrap();
+        }
+    }
+    let rowless: Vec<Entity> = (0..3).map(|i| world.spawn((OnFire(1000 + i),))).collect();
+    world.remove::<Pos>(entities[7]).unwrap();
+    let state = world.query_state::<(&Pos, &OnFire), ()>().unwrap();
+    let dense_slots = |world: &HybridWorld| {
+        let storage = world.storage();
+        let mut cache = HybridQueryCache::default();
+        storage.update_query_cache(&mut cache, state.descriptor(), world.components());
+        storage
+            .query_chunks(&cache, state.descriptor(), &[])
+            .map(|chunk| matches!(chunk.column(1), ColumnAccess::Dense(_)))
+            .collect::<Vec<bool>>()
+    };
+    let before: Vec<(Pos, OnFire)> = {
+        let mut all: Vec<_> = world
+            .query::<(&Pos, &OnFire)>()
+            .map(|(p, f)| (*p, *f))
+            .collect();
+        all.sort_by_key(|(_, f)| f.0);
+        all
+    };
+    assert!(dense_slots(&world).contains(&false), "out of step before");
+
+    assert!(world.align_with_tables::<OnFire>());
+    assert_eq!(
+        dense_slots(&world),
+        vec![true, true],
+        "every table reads OnFire densely"
+    );
+    let mut after: Vec<(Pos, OnFire)> = world
+        .query::<(&Pos, &OnFire)>()
+        .map(|(p, f)| (*p, *f))
+        .collect();
+    after.sort_by_key(|(_, f)| f.0);
+    assert_eq!(after, before, "the same entities with the same values");
+    for (i, &e) in entities.iter().enumerate() {
+        assert_eq!(world.get::<OnFire>(e), Some(&OnFire(i as u32)));
+    }
+    for (i, &e) in rowless.iter().enumerate() {
+        assert_eq!(world.get::<OnFire>(e), Some(&OnFire(1000 + i as u32)));
+    }
+    // The rowless entities come last, in their order.
+    let set = world
+        .storage()
+        .sparse()
+        .set(world.components().id::<OnFire>().unwrap())
+        .unwrap();
+    assert_eq!(&set.entities()[set.len() - 3..], &rowless[..]);
+
+    // A table component, a component never stored and the other backends: nothing to do.
+    assert!(!world.align_with_tables::<Pos>());
+    assert!(!world.align_with_tables::<Buff>());
+}
+
+#[test]
+fn a_set_owned_by_a_group_keeps_the_groups_order() {
+    #[derive(Debug, PartialEq, Clone, Copy)]
+    struct Shield(u32);
+    impl Component for Shield {
+        const STORAGE: StorageKind = StorageKind::Sparse;
+    }
+    let mut world = HybridWorld::new();
+    world.group::<(OnFire, Shield)>().unwrap();
+    let e = world.spawn((Pos(1.0), OnFire(1), Shield(2)));
+    world.spawn((Pos(2.0), OnFire(3)));
+    assert!(!world.align_with_tables::<OnFire>());
+    assert_eq!(world.get::<Shield>(e), Some(&Shield(2)));
+    assert_eq!(world.query::<(&OnFire, &Shield)>().count(), 1);
+}
+
+#[test]
 fn a_kind_learned_later_refreshes_cached_plans() {
     let mut world = HybridWorld::new();
     world.spawn((Pos(1.0),));

@@ -499,3 +499,39 @@ fn insert_or_replace_replaces_in_place_or_adds() {
     assert_eq!(value::<String>(&set, e).map(String::as_str), Some("b"));
     assert_consistent(&set);
 }
+
+#[test]
+fn sort_by_key_orders_entities_and_moves_values_with_them() {
+    let mut set = set_for::<u64>();
+    let entities: Vec<Entity> = (0..N).map(|i| entity(index_of(i), 1 + i % 3)).collect();
+    for (i, &e) in entities.iter().enumerate() {
+        // SAFETY: the set was made for `u64`.
+        unsafe { set.insert(e, i as u64) };
+    }
+    // Keys with ties: ties must keep their current (insertion) order.
+    let key = |e: Entity| u64::from(e.index() % 17);
+    set.sort_by_key(key);
+    assert_consistent(&set);
+    assert_eq!(set.len(), entities.len());
+    let order = set.entities().to_vec();
+    assert!(
+        order.windows(2).all(|w| key(w[0]) <= key(w[1])),
+        "ascending keys"
+    );
+    let mut expected = entities.clone();
+    expected.sort_by_key(|&e| key(e));
+    assert_eq!(order, expected, "stable among equal keys");
+    for (i, &e) in entities.iter().enumerate() {
+        assert_eq!(
+            value::<u64>(&set, e),
+            Some(&(i as u64)),
+            "the value follows its entity"
+        );
+    }
+    // Sorting a sorted set moves nothing; an empty set sorts too.
+    set.sort_by_key(key);
+    assert_eq!(set.entities(), &order[..]);
+    let mut empty = set_for::<u64>();
+    empty.sort_by_key(key);
+    assert_eq!(empty.len(), 0);
+}

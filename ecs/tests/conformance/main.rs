@@ -46,6 +46,7 @@ backends! {
     queries::large_bundles => large_bundles,
     queries::spawn_batch_and_mutation => spawn_batch_and_mutation,
     queries::views_agree_with_iteration => views_agree_with_iteration,
+    queries::align_with_tables_changes_no_answer => align_with_tables,
     queries::groups_change_no_results => groups_change_no_results,
     queries::mutable_views_write_like_get_mut => mutable_views_write_like_get_mut,
     batches::spawn_batch_with_any_size_hint => spawn_batch_any_size_hint,
