@@ -110,6 +110,9 @@ impl HybridStorage {
         }
     }
 
+    // Out of line: a component's kind is learned once, on its first store.
+    #[cold]
+    #[inline(never)]
     fn learn(&mut self, component: ComponentId, components: &Components) -> StorageKind {
         let kind = components.info(component).storage();
         if self.kinds.len() <= component.index() {
@@ -518,15 +521,19 @@ unsafe impl Storage for HybridStorage {
         value: T,
         components: &Components,
     ) -> Option<T> {
-        let kind = match self.kind(id) {
-            Some(kind) => kind,
-            None => self.learn(id, components),
-        };
-        match kind {
+        if self.kind(id).is_none() {
+            self.learn(id, components);
+        }
+        // `id` is `T`'s id or a named instance of `T`, registered with `T::STORAGE` either
+        // way (the type invariant `SparseFields` relies on too): deciding on the constant
+        // leaves the other half's insert out of this `T`'s code, so a table insert carries
+        // none of the sparse path's registers and branches.
+        if T::STORAGE == StorageKind::Table {
             // SAFETY: forwarded contract (`entity` held, `id` is `T`'s id in the registry).
-            StorageKind::Sparse => unsafe { self.sparse.insert(entity, id, value, components) },
+            unsafe { self.tables.insert(entity, id, value, components) }
+        } else {
             // SAFETY: as above.
-            StorageKind::Table => unsafe { self.tables.insert(entity, id, value, components) },
+            unsafe { self.sparse.insert(entity, id, value, components) }
         }
     }
 
@@ -537,7 +544,11 @@ unsafe impl Storage for HybridStorage {
         value: NonNull<u8>,
         components: &Components,
     ) {
-        match self.learn(component, components) {
+        let kind = match self.kind(component) {
+            Some(kind) => kind,
+            None => self.learn(component, components),
+        };
+        match kind {
             // SAFETY: forwarded contract (the entity is held and lacks the component).
             StorageKind::Sparse => unsafe {
                 self.sparse.insert_new(entity, component, value, components)
