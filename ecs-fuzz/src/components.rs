@@ -273,60 +273,33 @@ pub type G0 = Ghost<false>;
 /// `Ghost` in a sparse set.
 pub type G1 = Ghost<true>;
 
+/// The `match` both slot macros expand to: one arm per `slot => type` pair, each binding
+/// `$t` to the type and running `$body`, then `$rest` for the other slots.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! match_pool_slot {
+    ($slot:expr, $t:ident => $body:expr, [$($n:literal => $ty:ident),*], $other:ident => $rest:expr) => {
+        match $slot {
+            $($n => {
+                type $t = $crate::components::$ty;
+                $body
+            })*
+            $other => $rest,
+        }
+    };
+}
+
 /// Runs `$body` with `$t` naming the pool type at `$slot` (any of the twelve).
 #[macro_export]
 macro_rules! with_pool_type {
     ($slot:expr, $t:ident => $body:expr) => {
-        match $slot {
-            0 => {
-                type $t = $crate::components::A0;
-                $body
-            }
-            1 => {
-                type $t = $crate::components::A1;
-                $body
-            }
-            2 => {
-                type $t = $crate::components::B0;
-                $body
-            }
-            3 => {
-                type $t = $crate::components::B1;
-                $body
-            }
-            4 => {
-                type $t = $crate::components::T0;
-                $body
-            }
-            5 => {
-                type $t = $crate::components::T1;
-                $body
-            }
-            6 => {
-                type $t = $crate::components::D0;
-                $body
-            }
-            7 => {
-                type $t = $crate::components::D1;
-                $body
-            }
-            8 => {
-                type $t = $crate::components::H0;
-                $body
-            }
-            9 => {
-                type $t = $crate::components::H1;
-                $body
-            }
-            10 => {
-                type $t = $crate::components::G0;
-                $body
-            }
-            _ => {
+        $crate::match_pool_slot!($slot, $t => $body,
+            [0 => A0, 1 => A1, 2 => B0, 3 => B1, 4 => T0, 5 => T1, 6 => D0, 7 => D1,
+             8 => H0, 9 => H1, 10 => G0],
+            _other => {
                 type $t = $crate::components::G1;
                 $body
-            }
-        }
+            })
     };
 }
 
@@ -335,48 +308,9 @@ macro_rules! with_pool_type {
 #[macro_export]
 macro_rules! with_untracked_type {
     ($slot:expr, $t:ident => $body:expr) => {
-        match $slot {
-            0 => {
-                type $t = $crate::components::A0;
-                $body
-            }
-            1 => {
-                type $t = $crate::components::A1;
-                $body
-            }
-            2 => {
-                type $t = $crate::components::B0;
-                $body
-            }
-            3 => {
-                type $t = $crate::components::B1;
-                $body
-            }
-            4 => {
-                type $t = $crate::components::T0;
-                $body
-            }
-            5 => {
-                type $t = $crate::components::T1;
-                $body
-            }
-            6 => {
-                type $t = $crate::components::D0;
-                $body
-            }
-            7 => {
-                type $t = $crate::components::D1;
-                $body
-            }
-            10 => {
-                type $t = $crate::components::G0;
-                $body
-            }
-            11 => {
-                type $t = $crate::components::G1;
-                $body
-            }
-            other => unreachable!("slot {other} is tracked"),
-        }
+        $crate::match_pool_slot!($slot, $t => $body,
+            [0 => A0, 1 => A1, 2 => B0, 3 => B1, 4 => T0, 5 => T1, 6 => D0, 7 => D1,
+             10 => G0, 11 => G1],
+            other => unreachable!("slot {other} is tracked"))
     };
 }

@@ -197,6 +197,17 @@ fn table_only_queries_take_the_dense_path() {
     );
 }
 
+/// For each chunk a query over `descriptor` walks, whether slot `slot` answers `Dense`.
+fn dense_chunks(world: &HybridWorld, descriptor: &QueryDescriptor, slot: usize) -> Vec<bool> {
+    let storage = world.storage();
+    let mut cache = HybridQueryCache::default();
+    storage.update_query_cache(&mut cache, descriptor, world.components());
+    storage
+        .query_chunks(&cache, descriptor, &[])
+        .map(|chunk| matches!(chunk.column(slot), ColumnAccess::Dense(_)))
+        .collect()
+}
+
 #[test]
 fn a_sparse_set_holding_a_tables_rows_in_order_is_walked_densely() {
     let mut world = HybridWorld::new();
@@ -207,13 +218,7 @@ fn a_sparse_set_holding_a_tables_rows_in_order_is_walked_densely() {
         .to_vec();
     let mut state = world.query_state::<(&Pos, &mut OnFire), ()>().unwrap();
     let slots = |world: &HybridWorld, state: &ecs_core::QueryState<_, (), HybridStorage>| {
-        let storage = world.storage();
-        let mut cache = HybridQueryCache::default();
-        storage.update_query_cache(&mut cache, state.descriptor(), world.components());
-        storage
-            .query_chunks(&cache, state.descriptor(), &[])
-            .map(|chunk| matches!(chunk.column(1), ColumnAccess::Dense(_)))
-            .collect::<Vec<bool>>()
+        dense_chunks(world, state.descriptor(), 1)
     };
     assert_eq!(slots(&world, &state), vec![true], "OnFire answers Dense");
     state
@@ -245,15 +250,7 @@ fn aligning_a_set_with_the_tables_makes_every_table_read_it_densely() {
     let rowless: Vec<Entity> = (0..3).map(|i| world.spawn((OnFire(1000 + i),))).collect();
     world.remove::<Pos>(entities[7]).unwrap();
     let state = world.query_state::<(&Pos, &OnFire), ()>().unwrap();
-    let dense_slots = |world: &HybridWorld| {
-        let storage = world.storage();
-        let mut cache = HybridQueryCache::default();
-        storage.update_query_cache(&mut cache, state.descriptor(), world.components());
-        storage
-            .query_chunks(&cache, state.descriptor(), &[])
-            .map(|chunk| matches!(chunk.column(1), ColumnAccess::Dense(_)))
-            .collect::<Vec<bool>>()
-    };
+    let dense_slots = |world: &HybridWorld| dense_chunks(world, state.descriptor(), 1);
     let before: Vec<(Pos, OnFire)> = {
         let mut all: Vec<_> = world
             .query::<(&Pos, &OnFire)>()
