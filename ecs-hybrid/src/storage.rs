@@ -57,11 +57,16 @@ use ecs_archetype::ArchetypeStorage;
 ///   `sparse`.
 /// * Every bundle `tables` spawns or reserves for is split by `SparseFields` (table
 ///   components in the table, sparse ones handed to `sparse`).
+/// * `structure` changes (is incremented) at the start of every `&mut self` method, so
+///   while it keeps a value no table's entities and no set's entities have changed: what
+///   makes a [`HybridQueryCache`]'s alignment memo, stamped with the value it was computed
+///   at, exact.
 #[derive(Debug, Default)]
 pub struct HybridStorage {
     tables: ArchetypeStorage,
     sparse: SparseStorage,
     kinds: Vec<Option<StorageKind>>,
+    structure: u64,
 }
 
 /// An entity found in a [`HybridStorage`]: its table row (found once) for table components,
@@ -84,6 +89,13 @@ impl EntityPlace for HybridPlace<'_> {
 }
 
 impl HybridStorage {
+    /// Marks a `&mut self` call (see the `structure` invariant): any alignment memo made
+    /// before it is no longer used.
+    #[inline(always)]
+    fn restructure(&mut self) {
+        self.structure = self.structure.wrapping_add(1);
+    }
+
     /// The table half.
     pub fn archetypes(&self) -> &Archetypes {
         self.tables.archetypes()
@@ -165,15 +177,31 @@ unsafe impl OffTable for SparseFields<'_> {
 /// kind of slot `s`'s component (a fact fixed at registration, so the plan never goes
 /// stale); `table_descriptor` is that descriptor with every sparse slot made `Optional` and
 /// every table slot keeping its role; `tables` was built from `table_descriptor` unless
-/// `all_sparse`, which is true exactly when no slot is a table component.
+/// `all_sparse`, which is true exactly when no slot is a table component; `joins_sets` is
+/// true exactly when some slot is a sparse component (so, when it is false, the table
+/// descriptor is the descriptor itself).
+///
+/// The alignment memo: when `aligned_at` is `Some(v)` and the storage's `structure` is
+/// still `v`, `aligned[t * slots + s]` (for table index `t` and sparse slot `s`, `slots`
+/// the descriptor's slot count) is the position at which the set of slot `s`'s component
+/// holds every entity of table `t` in the table's order, or [`NOT_ALIGNED`]; entries for
+/// table slots are `NOT_ALIGNED`. Kept so that a query over a world that has not changed
+/// skips the per-table check (one `memcmp` of the table's ids against the set's run, as
+/// much memory as the query reads itself).
 #[derive(Debug, Default)]
 pub struct HybridQueryCache {
     kinds: Vec<StorageKind>,
     table_descriptor: QueryDescriptor,
     tables: QueryCache,
     all_sparse: bool,
+    joins_sets: bool,
     planned: bool,
+    aligned: Vec<u32>,
+    aligned_at: Option<u64>,
 }
+
+/// An alignment memo entry: the set does not hold the table's rows in order.
+const NOT_ALIGNED: u32 = u32::MAX;
 
 impl HybridQueryCache {
     /// Plans `descriptor` from its components' registered kinds.
@@ -192,14 +220,45 @@ impl HybridQueryCache {
             table_descriptor.push(slot.component, role);
         }
         self.all_sparse = self.kinds.iter().all(|k| *k == StorageKind::Sparse);
+        self.joins_sets = self.kinds.contains(&StorageKind::Sparse);
         self.table_descriptor = table_descriptor;
         self.tables = QueryCache::default();
+        self.aligned.clear();
+        self.aligned_at = None;
         self.planned = true;
+    }
+
+    /// Recomputes the alignment memo for `storage` as it is now (see the type's docs).
+    fn memoize_alignment(&mut self, storage: &HybridStorage, descriptor: &QueryDescriptor) {
+        let slots = descriptor.slots().len();
+        let tables = storage.archetypes().tables();
+        self.aligned.clear();
+        self.aligned.resize(tables.len() * slots, NOT_ALIGNED);
+        for &id in self.tables.matched_tables() {
+            let table = &tables[id.index()];
+            for (s, (slot, kind)) in descriptor.slots().iter().zip(&self.kinds).enumerate() {
+                if *kind != StorageKind::Sparse {
+                    continue;
+                }
+                let pos = storage
+                    .sparse
+                    .set(slot.component)
+                    .and_then(|set| set.aligned_position(table.entities()))
+                    .and_then(|pos| u32::try_from(pos).ok());
+                if let Some(pos) = pos {
+                    self.aligned[id.index() * slots + s] = pos;
+                }
+            }
+        }
+        self.aligned_at = Some(storage.structure);
     }
 }
 
 /// One run of rows of a hybrid query.
 pub enum HybridChunk<'a> {
+    /// A table's rows for a query whose components are all table components: exactly the
+    /// archetype backend's chunk, with nothing to decide per slot.
+    Tables(ArchetypeChunk<'a>),
     /// A table's rows; sparse slots are looked up per entity.
     Table {
         /// The table chunk.
@@ -208,8 +267,12 @@ pub enum HybridChunk<'a> {
         sparse: &'a SparseStorage,
         /// The query's descriptor.
         descriptor: &'a QueryDescriptor,
-        /// The kind of each slot (see [`HybridQueryCache`]).
-        kinds: &'a [StorageKind],
+        /// The query's plan: each slot's kind and the alignment memo (see
+        /// [`HybridQueryCache`]).
+        plan: &'a HybridQueryCache,
+        /// Whether the plan's alignment memo is current (made at the storage's present
+        /// `structure`).
+        memo: bool,
     },
     /// A query over sparse components only, answered by the sparse half.
     Sparse(SparseChunk<'a>),
@@ -221,7 +284,7 @@ impl<'a> QueryChunk<'a> for HybridChunk<'a> {
     #[inline]
     fn entities(&self) -> &'a [Entity] {
         match self {
-            HybridChunk::Table { chunk, .. } => chunk.entities(),
+            HybridChunk::Tables(chunk) | HybridChunk::Table { chunk, .. } => chunk.entities(),
             HybridChunk::Sparse(chunk) => chunk.entities(),
         }
     }
@@ -232,7 +295,12 @@ impl<'a> QueryChunk<'a> for HybridChunk<'a> {
     #[inline(always)]
     fn column(&self, slot: usize) -> ColumnAccess<'a, SparseSet> {
         match self {
-            HybridChunk::Table { chunk, kinds, .. } if kinds[slot] == StorageKind::Table => {
+            HybridChunk::Tables(chunk) => match chunk.column(slot) {
+                ColumnAccess::Dense(ptr) => ColumnAccess::Dense(ptr),
+                ColumnAccess::Sparse(never) => match *never {},
+                ColumnAccess::Absent => ColumnAccess::Absent,
+            },
+            HybridChunk::Table { chunk, plan, .. } if plan.kinds[slot] == StorageKind::Table => {
                 match chunk.column(slot) {
                     ColumnAccess::Dense(ptr) => ColumnAccess::Dense(ptr),
                     ColumnAccess::Sparse(never) => match *never {},
@@ -254,26 +322,41 @@ impl<'a> HybridChunk<'a> {
                 chunk,
                 sparse,
                 descriptor,
-                kinds,
+                plan,
+                memo,
             } => {
-                debug_assert_eq!(kinds[slot], StorageKind::Sparse, "a table slot");
-                match sparse.set(descriptor.slots()[slot].component) {
-                    // A sparse set holding the table's rows in order (entities spawned together)
-                    // is walked like one more column.
-                    Some(set) => match set.aligned_with(chunk.entities()) {
-                        Some(run) => ColumnAccess::Dense(run),
-                        None => ColumnAccess::Sparse(set),
-                    },
-                    None => ColumnAccess::Absent,
+                debug_assert_eq!(plan.kinds[slot], StorageKind::Sparse, "a table slot");
+                let Some(set) = sparse.set(descriptor.slots()[slot].component) else {
+                    return ColumnAccess::Absent;
+                };
+                // A sparse set holding the table's rows in order (entities spawned together,
+                // or aligned on request) is walked like one more column. The memo answers
+                // while the storage has not changed since it was made; else check now.
+                let rows = chunk.entities();
+                let aligned = if *memo { &plan.aligned[..] } else { &[] };
+                let entry = chunk
+                    .key()
+                    .and_then(|t| aligned.get(t * descriptor.slots().len() + slot));
+                let run = match entry {
+                    Some(&NOT_ALIGNED) => None,
+                    Some(&pos) => set.run_at(pos as usize, rows.len()),
+                    None => set.aligned_with(rows),
+                };
+                match run {
+                    Some(run) => ColumnAccess::Dense(run),
+                    None => ColumnAccess::Sparse(set),
                 }
             }
             HybridChunk::Sparse(chunk) => chunk.column(slot),
+            HybridChunk::Tables(_) => unreachable!("answered inline by `column`"),
         }
     }
 }
 
 /// The chunks of one hybrid query.
 pub enum HybridChunks<'a> {
+    /// Walking matched tables for a query over table components only.
+    AllTables(ArchetypeChunks<'a>),
     /// Walking matched tables.
     Tables {
         /// The table chunks.
@@ -282,8 +365,10 @@ pub enum HybridChunks<'a> {
         sparse: &'a SparseStorage,
         /// The query's descriptor.
         descriptor: &'a QueryDescriptor,
-        /// The kind of each slot.
-        kinds: &'a [StorageKind],
+        /// The query's plan.
+        plan: &'a HybridQueryCache,
+        /// Whether the plan's alignment memo is current.
+        memo: bool,
     },
     /// Driven by the sparse half.
     Sparse(SparseChunks<'a>),
@@ -299,13 +384,16 @@ impl<'a> Iterator for HybridChunks<'a> {
                 chunks,
                 sparse,
                 descriptor,
-                kinds,
+                plan,
+                memo,
             } => chunks.next().map(|chunk| HybridChunk::Table {
                 chunk,
                 sparse,
                 descriptor,
-                kinds,
+                plan,
+                memo: *memo,
             }),
+            HybridChunks::AllTables(chunks) => chunks.next().map(HybridChunk::Tables),
             HybridChunks::Sparse(chunks) => chunks.next().map(HybridChunk::Sparse),
         }
     }
@@ -315,6 +403,8 @@ impl<'a> Iterator for HybridChunks<'a> {
 // * Table values live in `BlobVec` columns, sparse values in `SparseSet`s (raw allocations);
 //   an (entity, component) pair is in exactly one place (type invariant: a component has one
 //   kind), so pointers for distinct pairs do not overlap.
+// * A plan with no sparse slot yields the archetype backend's chunks for the query's own
+//   descriptor (its table descriptor is the descriptor), with their guarantees unchanged.
 // * Table plans yield each matched table once and each entity has at most one row, so each
 //   entity is in at most one chunk; every entity matching the descriptor is in a table
 //   matching its table slots (required table slots Dense, excluded Absent, exactly as the
@@ -322,9 +412,11 @@ impl<'a> Iterator for HybridChunks<'a> {
 //   entities, yielded when the table descriptor has no required slot (the archetype
 //   backend's chunks, table slots `Absent`); sparse slots answer `Sparse`, whose look-ups
 //   only answer for entities holding the value, or `Dense` at the run of the set that holds
-//   exactly the
-//   chunk's entities in order (`SparseSet::aligned_with` compared them), so each row's
-//   value, parallel to the rows. All-sparse plans delegate to `SparseStorage`, which upholds
+//   exactly the chunk's entities in order, so each row's value, parallel to the rows: either
+//   `SparseSet::aligned_with` compared them just now, or the alignment memo compared them
+//   when it was made and is only used while `structure` still has the value it was made at
+//   (no `&mut self` call since, so neither the table's entities nor the set's changed), with
+//   `run_at` checking that the run lies in the set. All-sparse plans delegate to `SparseStorage`, which upholds
 //   the same contract.
 // * `is_dense::<T>()` is true only for table components (`T::STORAGE`, which is also the kind
 //   `T` is registered with). The plan takes every slot's kind from the registry, stored or
@@ -363,6 +455,7 @@ unsafe impl Storage for HybridStorage {
         info: &BundleInfo,
         components: &Components,
     ) {
+        self.restructure();
         self.learn_bundle(info, components);
         // SAFETY: forwarded contract; every spawn and reserve splits by `SparseFields` (type
         // invariant).
@@ -383,6 +476,7 @@ unsafe impl Storage for HybridStorage {
         info: &BundleInfo,
         components: &Components,
     ) {
+        self.restructure();
         self.learn_bundle(info, components);
         let sparse = &mut SparseFields(&mut self.sparse);
         // SAFETY: as in `spawn`.
@@ -402,6 +496,7 @@ unsafe impl Storage for HybridStorage {
         empty: &BundleInfo,
         components: &Components,
     ) {
+        self.restructure();
         let mut table = Vec::with_capacity(columns.len());
         let mut sparse = Vec::new();
         for column in columns {
@@ -437,6 +532,7 @@ unsafe impl Storage for HybridStorage {
         owned: &[ComponentId],
         components: &Components,
     ) -> Result<(), EcsError> {
+        self.restructure();
         if let Some(&c) = owned
             .iter()
             .find(|&&c| components.info(c).storage() != StorageKind::Sparse)
@@ -458,6 +554,7 @@ unsafe impl Storage for HybridStorage {
     }
 
     unsafe fn reserve(&mut self, info: &BundleInfo, components: &Components, additional: usize) {
+        self.restructure();
         // SAFETY: as in `spawn`.
         unsafe {
             self.tables
@@ -466,6 +563,7 @@ unsafe impl Storage for HybridStorage {
     }
 
     fn despawn(&mut self, entity: Entity) {
+        self.restructure();
         /// Despawns from the sparse half when dropped: after the table half, even if one of
         /// its values' `Drop` panics.
         struct SparseHalf<'a>(&'a mut SparseStorage, Entity);
@@ -508,7 +606,7 @@ unsafe impl Storage for HybridStorage {
     #[inline]
     fn chunk_key(chunk: &HybridChunk<'_>) -> Option<usize> {
         match chunk {
-            HybridChunk::Table { chunk, .. } => chunk.key(),
+            HybridChunk::Tables(chunk) | HybridChunk::Table { chunk, .. } => chunk.key(),
             HybridChunk::Sparse(_) => None,
         }
     }
@@ -521,6 +619,7 @@ unsafe impl Storage for HybridStorage {
         value: T,
         components: &Components,
     ) -> Option<T> {
+        self.restructure();
         if self.kind(id).is_none() {
             self.learn(id, components);
         }
@@ -544,6 +643,7 @@ unsafe impl Storage for HybridStorage {
         value: NonNull<u8>,
         components: &Components,
     ) {
+        self.restructure();
         let kind = match self.kind(component) {
             Some(kind) => kind,
             None => self.learn(component, components),
@@ -566,6 +666,7 @@ unsafe impl Storage for HybridStorage {
         component: ComponentId,
         dst: NonNull<u8>,
     ) -> bool {
+        self.restructure();
         match self.kind(component) {
             None => false,
             // SAFETY: forwarded contract.
@@ -576,6 +677,7 @@ unsafe impl Storage for HybridStorage {
     }
 
     fn clear(&mut self) {
+        self.restructure();
         let (tables, sparse) = (&mut self.tables, &mut self.sparse);
         for_each_completing(0..2, |half| match half {
             0 => tables.clear(),
@@ -605,6 +707,9 @@ unsafe impl Storage for HybridStorage {
             } = cache;
             self.tables
                 .update_query_cache(tables, table_descriptor, components);
+            if cache.joins_sets && cache.aligned_at != Some(self.structure) {
+                cache.memoize_alignment(self, descriptor);
+            }
         }
     }
 
@@ -624,19 +729,30 @@ unsafe impl Storage for HybridStorage {
             descriptor.slots().len(),
             "another descriptor"
         );
+        if !cache.joins_sets {
+            // Every slot is a table component, so the table descriptor is the query's.
+            return HybridChunks::AllTables(self.tables.query_chunks(
+                &cache.tables,
+                &cache.table_descriptor,
+                alive,
+            ));
+        }
         HybridChunks::Tables {
             chunks: self
                 .tables
                 .query_chunks(&cache.tables, &cache.table_descriptor, alive),
             sparse: &self.sparse,
             descriptor,
-            kinds: &cache.kinds,
+            plan: cache,
+            // The memo only while the storage is as it was when the memo was made.
+            memo: cache.aligned_at == Some(self.structure),
         }
     }
 
     /// Sorts the set by (table, row): entities with a row in table order, each table's rows
     /// in order, rowless entities last; then `aligned_with` finds every table's run.
     fn align_with_tables(&mut self, component: ComponentId) -> bool {
+        self.restructure();
         if self.kind(component) != Some(StorageKind::Sparse) {
             return false;
         }

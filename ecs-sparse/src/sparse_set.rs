@@ -151,10 +151,30 @@ impl SparseSet {
     /// their entities in the same order, so a join can walk them like a table. The check is
     /// one look-up and one `memcmp` of the ids (it stops at the first difference).
     pub fn aligned_with(&self, rows: &[Entity]) -> Option<NonNull<u8>> {
+        let pos = self.aligned_position(rows)?;
+        // SAFETY: `pos < entities.len() == data.len()` (a held entity's position).
+        Some(unsafe { self.data.get_unchecked(pos) })
+    }
+
+    /// The position where the set holds all of `rows`, in that order, at consecutive
+    /// positions (see [`SparseSet::aligned_with`]); what a caller keeps to skip the check
+    /// while neither side changes.
+    #[inline]
+    pub fn aligned_position(&self, rows: &[Entity]) -> Option<usize> {
         let pos = self.dense_index(*rows.first()?)?;
         let run = self.entities.get(pos..pos.checked_add(rows.len())?)?;
-        // SAFETY: `pos < entities.len() == data.len()` (a held entity's position).
-        Entity::same_run(run, rows).then(|| unsafe { self.data.get_unchecked(pos) })
+        Entity::same_run(run, rows).then_some(pos)
+    }
+
+    /// Pointer to the value at position `pos` when positions `pos..pos + len` are all in the
+    /// set (`len` at least 1); `None` otherwise.
+    #[inline]
+    pub fn run_at(&self, pos: usize, len: usize) -> Option<NonNull<u8>> {
+        if len == 0 || pos.checked_add(len)? > self.len() {
+            return None;
+        }
+        // SAFETY: `pos < pos + len <= len() == data.len()` (parallel dense arrays).
+        Some(unsafe { self.data.get_unchecked(pos) })
     }
 
     /// Whether the set holds `entity` (a stale handle to a reused index is not held).

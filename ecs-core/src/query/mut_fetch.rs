@@ -54,7 +54,7 @@ macro_rules! mut_fetch {
                 SlotState::init(builder, true, $role)
             }
 
-            #[inline]
+            #[inline(always)]
             unsafe fn fetch_chunk<'w, S: Storage + 'w>(
                 state: &SlotState<T>,
                 chunk: &S::Chunk<'w>,

@@ -186,7 +186,7 @@ fn table_only_queries_take_the_dense_path() {
     let mut chunks = 0;
     for chunk in storage.query_chunks(&cache, state.descriptor(), &[]) {
         chunks += 1;
-        assert!(matches!(chunk, HybridChunk::Table { .. }));
+        assert!(matches!(chunk, HybridChunk::Tables(_)));
         for slot in 0..2 {
             assert!(matches!(chunk.column(slot), ColumnAccess::Dense(_)));
         }
@@ -290,6 +290,52 @@ fn aligning_a_set_with_the_tables_makes_every_table_read_it_densely() {
     // A table component, a component never stored and the other backends: nothing to do.
     assert!(!world.align_with_tables::<Pos>());
     assert!(!world.align_with_tables::<Buff>());
+}
+
+#[test]
+fn an_alignment_memo_made_before_a_change_is_not_used() {
+    let mut world = HybridWorld::new();
+    let n = scale(50, 8);
+    let entities = world
+        .spawn_batch((0..n).map(|i| (Pos(i as f32), OnFire(i as u32))))
+        .to_vec();
+    let state = world.query_state::<(&Pos, &OnFire), ()>().unwrap();
+    let mut cache = HybridQueryCache::default();
+    world
+        .storage()
+        .update_query_cache(&mut cache, state.descriptor(), world.components());
+    let dense = |world: &HybridWorld, cache: &HybridQueryCache| {
+        world
+            .storage()
+            .query_chunks(cache, state.descriptor(), &[])
+            .map(|chunk| matches!(chunk.column(1), ColumnAccess::Dense(_)))
+            .collect::<Vec<bool>>()
+    };
+    assert_eq!(dense(&world, &cache), vec![true], "the memo answers");
+    // The set's order changes (its first entity leaves, the last takes its place) and the
+    // cache is not brought up to date: the memo, made before, must not answer.
+    world.remove::<OnFire>(entities[0]).unwrap();
+    assert_eq!(dense(&world, &cache), vec![false]);
+    world
+        .storage()
+        .update_query_cache(&mut cache, state.descriptor(), world.components());
+    assert_eq!(
+        dense(&world, &cache),
+        vec![false],
+        "a new memo: out of step"
+    );
+    // Aligned again: the next update's memo says so.
+    assert!(world.align_with_tables::<OnFire>());
+    world
+        .storage()
+        .update_query_cache(&mut cache, state.descriptor(), world.components());
+    let sum: u32 = world.query::<(&Pos, &OnFire)>().map(|(_, f)| f.0).sum();
+    assert_eq!(sum, (1..n as u32).sum());
+    assert_eq!(
+        dense(&world, &cache),
+        vec![false],
+        "entity 0 has no OnFire: rows differ"
+    );
 }
 
 #[test]
