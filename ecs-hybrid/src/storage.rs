@@ -184,7 +184,7 @@ unsafe impl OffTable for SparseFields<'_> {
 /// The alignment memo: when `aligned_at` is `Some(v)` and the storage's `structure` is
 /// still `v`, `aligned[t * slots + s]` (for table index `t` and sparse slot `s`, `slots`
 /// the descriptor's slot count) is the position at which the set of slot `s`'s component
-/// holds every entity of table `t` in the table's order, or [`NOT_ALIGNED`]; entries for
+/// holds every entity of table `t` in the table's order, or `NOT_ALIGNED` (`u32::MAX`); entries for
 /// table slots are `NOT_ALIGNED`. Kept so that a query over a world that has not changed
 /// skips the per-table check (one `memcmp` of the table's ids against the set's run, as
 /// much memory as the query reads itself).

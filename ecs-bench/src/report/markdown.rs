@@ -146,10 +146,12 @@ fn render_targets(out: &mut String, report: &Report) {
 
 const HOW_TO_READ: &str = "\
 **How to read it.** *median*: median time of one run over the samples (runners are \
-interleaved sample by sample so machine drift does not favour one). *ratio*: median over the \
-fastest runner's median for that workload (1.00× is the fastest). *peak heap*: highest live \
-heap above the level at the start of one run; *allocs*: allocations and reallocations during \
-that run (both from the first run, as seed 000 takes them). *ok*: ✓ when the runner's \
+interleaved sample by sample so machine drift does not favour one; a repeatable workload's \
+sample first runs once untimed, so lazily built query state is not timed). *ratio*: median \
+over the fastest runner's median for that workload (1.00× is the fastest). *peak heap*: \
+highest live heap above the level at the start of one run; *allocs*: allocations and \
+reallocations during that run (both from the first timed run, as seed 000 takes them). \
+*ok*: ✓ when the runner's \
 checksum matches every other runner's. `baseline` is hand-written `Vec`s with no ECS, the \
 floor. *Seed anchor* numbers were **measured elsewhere** (the seed author's machine, language \
 and code), for the full size only: compare their shape, not their digits.\n";
