@@ -278,7 +278,8 @@ pub type G1 = Ghost<true>;
 #[doc(hidden)]
 #[macro_export]
 macro_rules! match_pool_slot {
-    ($slot:expr, $t:ident => $body:expr, [$($n:literal => $ty:ident),*], $other:ident => $rest:expr) => {
+    ($slot:expr, $t:ident => $body:expr,
+     [$($n:literal => $ty:ident),*], $other:ident => $rest:expr) => {
         match $slot {
             $($n => {
                 type $t = $crate::components::$ty;

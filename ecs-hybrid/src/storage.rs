@@ -184,10 +184,10 @@ unsafe impl OffTable for SparseFields<'_> {
 /// The alignment memo: when `aligned_at` is `Some(v)` and the storage's `structure` is
 /// still `v`, `aligned[t * slots + s]` (for table index `t` and sparse slot `s`, `slots`
 /// the descriptor's slot count) is the position at which the set of slot `s`'s component
-/// holds every entity of table `t` in the table's order, or `NOT_ALIGNED` (`u32::MAX`); entries for
-/// table slots are `NOT_ALIGNED`. Kept so that a query over a world that has not changed
-/// skips the per-table check (one `memcmp` of the table's ids against the set's run, as
-/// much memory as the query reads itself).
+/// holds every entity of table `t` in the table's order, or `NOT_ALIGNED` (`u32::MAX`);
+/// entries for table slots are `NOT_ALIGNED`. Kept so that a query over a world that has
+/// not changed skips the per-table check (one `memcmp` of the table's ids against the set's
+/// run, as much memory as the query reads itself).
 #[derive(Debug, Default)]
 pub struct HybridQueryCache {
     kinds: Vec<StorageKind>,
@@ -416,8 +416,8 @@ impl<'a> Iterator for HybridChunks<'a> {
 //   `SparseSet::aligned_with` compared them just now, or the alignment memo compared them
 //   when it was made and is only used while `structure` still has the value it was made at
 //   (no `&mut self` call since, so neither the table's entities nor the set's changed), with
-//   `run_at` checking that the run lies in the set. All-sparse plans delegate to `SparseStorage`, which upholds
-//   the same contract.
+//   `run_at` checking that the run lies in the set. All-sparse plans delegate to
+//   `SparseStorage`, which upholds the same contract.
 // * `is_dense::<T>()` is true only for table components (`T::STORAGE`, which is also the kind
 //   `T` is registered with). The plan takes every slot's kind from the registry, stored or
 //   not, so a table component's slot is never planned as sparse: an all-sparse plan has no
