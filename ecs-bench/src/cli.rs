@@ -450,7 +450,7 @@ fn run_counts(suite: Suite, args: CountsArgs) -> Result<bool, String> {
     if !passed {
         println!(
             "counts check FAILED; if the change is intended, refresh the baseline with:\n  {}",
-            check::REFRESH_COMMAND
+            refresh_command(&suite, args.check.as_deref())
         );
     } else if comparison.is_some() {
         println!(
@@ -460,6 +460,20 @@ fn run_counts(suite: Suite, args: CountsArgs) -> Result<bool, String> {
         );
     }
     Ok(passed && disagreements.is_empty())
+}
+
+/// How to refresh the counts baseline that `checked` names: ecs-bench's own command for its
+/// suite; for a program's own suite (which ecs-bench cannot know how to build), the same
+/// counts command with `--write-baseline` in place of `--check`.
+fn refresh_command(suite: &Suite, checked: Option<&Path>) -> String {
+    match checked {
+        Some(path) if suite.name != Suite::builtin().name => format!(
+            "this program's `counts` command again, with `--write-baseline {0}` in place of \
+             `--check {0}`",
+            path.display()
+        ),
+        _ => check::REFRESH_COMMAND.to_owned(),
+    }
 }
 
 fn count_one(suite: Suite, args: CountOneArgs) -> Result<bool, String> {
@@ -510,5 +524,15 @@ mod tests {
         let named = parse_runners(&["sparse".into(), "baseline".into()], true).unwrap();
         assert_eq!(named.len(), 2);
         assert!(parse_runners(&["nope".into()], false).is_err());
+    }
+
+    #[test]
+    fn a_custom_suite_is_told_to_refresh_its_own_baseline() {
+        let own = refresh_command(&Suite::builtin(), Some(Path::new("base.json")));
+        assert_eq!(own, check::REFRESH_COMMAND);
+        let custom = Suite::custom("my game", Vec::new);
+        let told = refresh_command(&custom, Some(Path::new("game-counts.json")));
+        assert!(told.contains("--write-baseline game-counts.json"), "{told}");
+        assert!(!told.contains("ecs-bench"), "{told}");
     }
 }

@@ -26,7 +26,7 @@ use ecs_core::unwind::for_each_completing;
 use ecs_core::{EcsError, Entity};
 
 use crate::group::Group;
-use crate::holders::{self, Holders, TRACK_FROM};
+use crate::holders::{Holders, TRACK_FROM};
 use crate::query::{Driver, SparseChunk, SparseChunks};
 use crate::sparse_set::SparseSet;
 
@@ -39,7 +39,8 @@ use crate::sparse_set::SparseSet;
 ///   index in `groups` of the group owning component `c` (at most one), `None` otherwise.
 /// * `set_count` is the number of `Some` in `sets`; `holders` is `Some` once it reached
 ///   `TRACK_FROM`, and then keeps the `Holders` invariant over `sets` (every entity a set
-///   holds has that set's bit).
+///   holds has that set's bit), with masks wide enough for `sets` (up to 256 ids: see
+///   `Holders::too_narrow_for`), so a despawn asks only the sets that hold the entity.
 #[derive(Default)]
 pub struct SparseStorage {
     sets: Vec<Option<SparseSet>>,
@@ -77,17 +78,19 @@ impl SparseStorage {
     /// After `entity` gained `component`: joins its group's packed range if now complete.
     #[inline]
     fn gained(&mut self, entity: Entity, component: ComponentId) {
-        self.mark(entity, holders::bit(component));
+        if let Some(holders) = &mut self.holders {
+            holders.mark(entity, component);
+        }
         if let Some(g) = self.owner(component) {
             self.groups[g].enter(&mut self.sets, entity);
         }
     }
 
-    /// Records in the holders (when kept) that the sets of `bits` may hold `entity`.
+    /// Records in the holders (when kept) that the sets of `components` may hold `entity`.
     #[inline]
-    fn mark(&mut self, entity: Entity, bits: u64) {
+    fn mark_all(&mut self, entity: Entity, components: &[ComponentId]) {
         if let Some(holders) = &mut self.holders {
-            holders.mark(entity, bits);
+            holders.mark_all(entity, components);
         }
     }
 
@@ -146,7 +149,8 @@ impl SparseStorage {
             .expect("created above")
     }
 
-    /// Creates the set of `component`; with the [`TRACK_FROM`]th set, starts keeping holders.
+    /// Creates the set of `component`; with the [`TRACK_FROM`]th set, starts keeping holders,
+    /// and rebuilds them wider when the set's id is beyond their masks' width.
     #[cold]
     fn create_set(&mut self, component: ComponentId, components: &Components) {
         if component.index() >= self.sets.len() {
@@ -154,7 +158,11 @@ impl SparseStorage {
         }
         self.sets[component.index()] = Some(SparseSet::new(components.info(component)));
         self.set_count += 1;
-        if self.holders.is_none() && self.set_count >= TRACK_FROM {
+        let rebuild = match &self.holders {
+            None => self.set_count >= TRACK_FROM,
+            Some(holders) => holders.too_narrow_for(self.sets.len()),
+        };
+        if rebuild {
             self.holders = Some(Holders::build(&self.sets));
         }
     }
@@ -256,9 +264,8 @@ impl Drop for TakenSets<'_> {
             self.storage.sets[id.index()] = Some(set);
         }
         if let Some(holders) = &mut self.storage.holders {
-            let bits = holders::bits(self.ids);
             for &entity in &self.batch {
-                holders.mark(entity, bits);
+                holders.mark_all(entity, self.ids);
             }
         }
         let (sets, batch) = (&mut self.storage.sets, &self.batch);
@@ -332,7 +339,7 @@ unsafe impl Storage for SparseStorage {
             ids: info.components(),
             components,
         });
-        self.mark(entity, holders::bits(info.components()));
+        self.mark_all(entity, info.components());
         if !self.groups.is_empty() {
             for &id in info.components() {
                 self.gained(entity, id);
@@ -375,9 +382,7 @@ unsafe impl Storage for SparseStorage {
             // SAFETY: forwarded contract.
             return unsafe { spawn_columns_by_entity(self, entities, columns, empty, components) };
         }
-        let mut bits = 0;
-        for column in columns {
-            bits |= holders::bit(column.component);
+        for column in columns.iter_mut() {
             let set = self.set_mut(column.component, components);
             // SAFETY: the set was made from the registry's info for the component; the
             // values are `entities.len()` owned values of it, the buffer (if any) exactly
@@ -386,9 +391,10 @@ unsafe impl Storage for SparseStorage {
         }
         // The holders (kept from TRACK_FROM sets on, maybe started by a set made above) learn
         // that the entities are in these sets, as a spawn's would.
-        if self.holders.is_some() {
+        if let Some(holders) = &mut self.holders {
+            let ids: Vec<ComponentId> = columns.iter().map(|c| c.component).collect();
             for &entity in entities {
-                self.mark(entity, bits);
+                holders.mark_all(entity, &ids);
             }
         }
     }
@@ -446,18 +452,18 @@ unsafe impl Storage for SparseStorage {
         for group in &mut self.groups {
             group.leave(&mut self.sets, entity);
         }
-        let mask = match &mut self.holders {
-            Some(holders) => holders.take(entity),
-            None => u64::MAX,
+        let sets = &mut self.sets;
+        let Some(holders) = &mut self.holders else {
+            for_each_completing(sets.iter_mut().flatten(), |set| {
+                set.remove_and_drop(entity);
+            });
+            return;
         };
-        let candidates = self
-            .sets
-            .iter_mut()
-            .enumerate()
-            .filter(|(i, _)| mask >> (i % 64) & 1 != 0)
-            .filter_map(|(_, set)| set.as_mut());
-        for_each_completing(candidates, |set| {
-            set.remove_and_drop(entity);
+        let candidates = holders.take(entity).candidates(sets.len());
+        for_each_completing(candidates, |i| {
+            if let Some(set) = &mut sets[i] {
+                set.remove_and_drop(entity);
+            }
         });
     }
 
