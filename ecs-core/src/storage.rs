@@ -109,6 +109,15 @@ pub trait EntityPlace: Copy {
     /// Pointer to the entity's value of `component`: exactly what
     /// [`Storage::get_ptr`] answers for the entity this place was found for.
     fn ptr(&self, component: ComponentId) -> Option<NonNull<u8>>;
+
+    /// [`EntityPlace::ptr`] for `component` = `T`'s id: the same answer, for a backend that
+    /// can tell where `T` is kept from the type alone (`T::STORAGE`, as
+    /// [`Storage::is_dense`] does) and so skip looking up where `component` is kept. Typed
+    /// queries and [`EntityRef::get`](crate::EntityRef::get) read through this.
+    #[inline]
+    fn ptr_of<T: Component>(&self, component: ComponentId) -> Option<NonNull<u8>> {
+        self.ptr(component)
+    }
 }
 
 /// The [`EntityPlace`] of a backend that keeps no per-entity record: each read is a
@@ -408,6 +417,18 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
 
     /// Pointer to `entity`'s value of `component`, if it has one.
     fn get_ptr(&self, entity: Entity, component: ComponentId) -> Option<NonNull<u8>>;
+
+    /// [`Storage::get_ptr`] for `component` = `T`'s id: the same answer, for a backend that
+    /// can tell where `T` is kept from the type alone (see [`EntityPlace::ptr_of`]). The
+    /// world's typed `get`, `get_mut` and `has` read through this.
+    #[inline]
+    fn get_ptr_of<T: Component>(
+        &self,
+        entity: Entity,
+        component: ComponentId,
+    ) -> Option<NonNull<u8>> {
+        self.get_ptr(entity, component)
+    }
 
     /// Finds `entity` once, for reading several of its components (a table backend's row).
     ///

@@ -86,6 +86,17 @@ impl EntityPlace for HybridPlace<'_> {
             StorageKind::Sparse => self.storage.sparse.get_ptr(self.entity, component),
         }
     }
+
+    /// The half `T::STORAGE` names, with no look-up of the kind: a typed component is kept
+    /// as its declared kind (the registry records `T::STORAGE`), and a half that never
+    /// stored it answers `None`, as `ptr` does.
+    #[inline]
+    fn ptr_of<T: Component>(&self, component: ComponentId) -> Option<NonNull<u8>> {
+        match T::STORAGE {
+            StorageKind::Table => self.row.ptr(component),
+            StorageKind::Sparse => self.storage.sparse.get_ptr(self.entity, component),
+        }
+    }
 }
 
 impl HybridStorage {
@@ -564,6 +575,10 @@ unsafe impl Storage for HybridStorage {
 
     fn despawn(&mut self, entity: Entity) {
         self.restructure();
+        if self.sparse.set_count() == 0 {
+            // No sparse value was ever stored: the table half is all there is.
+            return self.tables.despawn(entity);
+        }
         /// Despawns from the sparse half when dropped: after the table half, even if one of
         /// its values' `Drop` panics.
         struct SparseHalf<'a>(&'a mut SparseStorage, Entity);
@@ -576,9 +591,33 @@ unsafe impl Storage for HybridStorage {
         self.tables.despawn(entity);
     }
 
+    /// Straight to the component's half, inlined: a change-driven query asks this of every
+    /// candidate entity, per filtered component.
+    #[inline(always)]
+    fn contains(&self, entity: Entity, component: ComponentId) -> bool {
+        match self.kind(component) {
+            Some(StorageKind::Table) => self.tables.get_ptr(entity, component).is_some(),
+            Some(StorageKind::Sparse) => self.sparse.contains(entity, component),
+            None => false,
+        }
+    }
+
     #[inline]
     fn get_ptr(&self, entity: Entity, component: ComponentId) -> Option<NonNull<u8>> {
         match self.kind(component)? {
+            StorageKind::Table => self.tables.get_ptr(entity, component),
+            StorageKind::Sparse => self.sparse.get_ptr(entity, component),
+        }
+    }
+
+    /// The half `T::STORAGE` names, as `HybridPlace::ptr_of` reads.
+    #[inline]
+    fn get_ptr_of<T: Component>(
+        &self,
+        entity: Entity,
+        component: ComponentId,
+    ) -> Option<NonNull<u8>> {
+        match T::STORAGE {
             StorageKind::Table => self.tables.get_ptr(entity, component),
             StorageKind::Sparse => self.sparse.get_ptr(entity, component),
         }

@@ -128,6 +128,12 @@ impl SparseStorage {
         }
     }
 
+    /// How many sets exist (a storage with none holds no value).
+    #[inline]
+    pub fn set_count(&self) -> usize {
+        self.set_count
+    }
+
     /// Every set that exists, in component-id order.
     pub fn sets(&self) -> impl Iterator<Item = &SparseSet> {
         self.sets.iter().flatten()

@@ -320,7 +320,7 @@ macro_rules! component_fetch {
                 place: &S::Place<'w>,
                 _: Entity,
             ) -> Option<Self::Item<'w>> {
-                let ptr = place.ptr(state.id).map(NonNull::cast::<T>);
+                let ptr = place.ptr_of::<T>(state.id).map(NonNull::cast::<T>);
                 if ptr.is_none() {
                     return $missing;
                 }

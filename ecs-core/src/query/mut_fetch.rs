@@ -94,7 +94,7 @@ macro_rules! mut_fetch {
                 place: &S::Place<'w>,
                 $e: Entity,
             ) -> Option<$item> {
-                let $p = place.ptr(state.id).map(NonNull::cast::<T>);
+                let $p = place.ptr_of::<T>(state.id).map(NonNull::cast::<T>);
                 if $p.is_none() {
                     return $missing;
                 }

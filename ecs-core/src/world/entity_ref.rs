@@ -71,8 +71,8 @@ impl<'w, S: Storage> EntityRef<'w, S> {
     #[inline]
     pub fn get<T: Component>(&self) -> Option<&'w T> {
         let id = self.world.components().id::<T>()?;
-        let ptr = self.place.ptr(id)?;
-        // SAFETY: the place is the entity's in the world's storage, so `ptr(id)` is what
+        let ptr = self.place.ptr_of::<T>(id)?;
+        // SAFETY: the place is the entity's in the world's storage, so `ptr_of(id)` is what
         // `get_ptr(entity, id)` answers (the `Storage` contract on places): the entity's
         // initialised `T`, `id` being `T`'s id. The world is borrowed shared for `'w`, so
         // nothing writes it meanwhile.
@@ -83,7 +83,7 @@ impl<'w, S: Storage> EntityRef<'w, S> {
     #[inline]
     pub fn contains<T: Component>(&self) -> bool {
         match self.world.components().id::<T>() {
-            Some(id) => self.place.ptr(id).is_some(),
+            Some(id) => self.place.ptr_of::<T>(id).is_some(),
             None => false,
         }
     }

@@ -445,7 +445,7 @@ impl<S: Storage> World<S> {
     #[inline]
     fn get_ptr<T: Component>(&self, entity: Entity) -> Option<NonNull<T>> {
         let id = self.components.id::<T>()?;
-        self.storage.get_ptr(entity, id).map(NonNull::cast)
+        self.storage.get_ptr_of::<T>(entity, id).map(NonNull::cast)
     }
 
     /// Whether `entity` is live and has a `T`.
@@ -460,7 +460,7 @@ impl<S: Storage> World<S> {
     /// ```
     pub fn has<T: Component>(&self, entity: Entity) -> bool {
         match self.components.id::<T>() {
-            Some(id) => self.storage.contains(entity, id),
+            Some(id) => self.storage.get_ptr_of::<T>(entity, id).is_some(),
             None => false,
         }
     }

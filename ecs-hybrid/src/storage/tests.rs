@@ -418,7 +418,37 @@ fn place_reads_table_and_sparse_components() {
         for id in ids {
             assert_eq!(place.ptr(id), storage.get_ptr(e, id), "{e:?} {id:?}");
         }
+        // The typed reads (by `T::STORAGE`, no kind look-up) answer the same.
+        assert_eq!(place.ptr_of::<Pos>(ids[0]), place.ptr(ids[0]));
+        assert_eq!(place.ptr_of::<Vel>(ids[1]), place.ptr(ids[1]));
+        assert_eq!(place.ptr_of::<OnFire>(ids[2]), place.ptr(ids[2]));
+        assert_eq!(place.ptr_of::<Buff>(ids[3]), place.ptr(ids[3]));
+        assert_eq!(storage.get_ptr_of::<Pos>(e, ids[0]), place.ptr(ids[0]));
+        assert_eq!(storage.get_ptr_of::<OnFire>(e, ids[2]), place.ptr(ids[2]));
+        assert_eq!(storage.get_ptr_of::<Buff>(e, ids[3]), place.ptr(ids[3]));
     }
+    // A component no entity stored yet has no kind learned: both reads answer nothing.
+    #[derive(Debug)]
+    struct Never;
+    impl Component for Never {
+        const STORAGE: StorageKind = StorageKind::Sparse;
+    }
+    let mut world2 = HybridWorld::new();
+    let e2 = world2.spawn((Pos(0.0),));
+    let never = world2.register_component::<Never>();
+    let unstored = world2.register_component::<Vel>();
+    let place = world2.storage().place(e2).unwrap();
+    assert_eq!(
+        (place.ptr(never), place.ptr_of::<Never>(never)),
+        (None, None)
+    );
+    assert_eq!(
+        (place.ptr(unstored), place.ptr_of::<Vel>(unstored)),
+        (None, None)
+    );
+    let storage2 = world2.storage();
+    assert_eq!(storage2.get_ptr_of::<Never>(e2, never), None);
+    assert_eq!(storage2.get_ptr_of::<Vel>(e2, unstored), None);
     assert!(storage.place(both).unwrap().ptr(ids[2]).is_some());
     assert!(storage.place(sparse_only).unwrap().ptr(ids[3]).is_some());
     // `gone`'s index is vacant: a rowless place whose reads answer nothing.
