@@ -335,6 +335,31 @@ impl BlobVec {
         }
     }
 
+    /// Takes item `index` out as a `T` and fills the hole with the last item: what
+    /// [`BlobVec::swap_remove_into_unchecked`] does, with both copies sized at compile time.
+    ///
+    /// # Safety
+    /// `index < self.len()`; the items are `T`s (the array's layout is `T`'s).
+    #[inline]
+    pub unsafe fn swap_remove_typed_unchecked<T>(&mut self, index: usize) -> T {
+        debug_assert!(index < self.len);
+        debug_assert_eq!(self.item, Layout::new::<T>().pad_to_align());
+        let items = self.ptr.as_ptr().cast::<T>();
+        self.len -= 1;
+        // SAFETY: `index` and the old last index `len` are below the old length, so both
+        // slots are in bounds (for a zero-sized `T` every slot is the aligned dangling
+        // pointer, valid for zero-sized reads and writes); the items are initialised `T`s
+        // (caller). The value at `index` is moved out, then the last item is moved into its
+        // slot when they differ; the last slot is past the new length.
+        unsafe {
+            let value = items.add(index).read();
+            if index != self.len {
+                std::ptr::copy_nonoverlapping(items.add(self.len), items.add(index), 1);
+            }
+            value
+        }
+    }
+
     /// Moves item `index` into `dst` and fills the hole with the last item.
     ///
     /// # Safety
@@ -594,6 +619,42 @@ mod tests {
         // SAFETY: index 0 < len; `out` is a disjoint u64 slot.
         unsafe { v.swap_remove_into_unchecked(0, NonNull::from(&mut out).cast()) };
         assert_eq!((out, v.len()), (0, 98));
+    }
+
+    #[test]
+    fn typed_swap_removal_moves_each_value_out_once() {
+        let values: Vec<Rc<Cell<u32>>> = (0..4).map(|i| Rc::new(Cell::new(i))).collect();
+        let mut v = rc_vec();
+        for value in &values {
+            // SAFETY: the array holds Rc<Cell<u32>>.
+            unsafe { v.push(value.clone()) };
+        }
+        // Middle (the last moves in), then the last item itself, then the first.
+        for (index, expected, refill) in [(1, 1, 3), (2, 2, 0), (0, 0, 3)] {
+            // SAFETY: `index < len`; the array holds Rc<Cell<u32>>.
+            let removed = unsafe { v.swap_remove_typed_unchecked::<Rc<Cell<u32>>>(index) };
+            assert_eq!(removed.get(), expected);
+            drop(removed);
+            if index < v.len() {
+                // SAFETY: `index < len`; the array holds Rc<Cell<u32>>.
+                let filled = unsafe { &*v.get_unchecked(index).cast::<Rc<Cell<u32>>>().as_ptr() };
+                assert_eq!(filled.get(), refill);
+            }
+        }
+        assert_eq!(v.len(), 1);
+        drop(v);
+        assert!(
+            values.iter().all(|value| Rc::strong_count(value) == 1),
+            "no leak, no double drop"
+        );
+        let mut zst = BlobVec::new(Layout::new::<()>(), None);
+        // SAFETY: the array holds `()`.
+        unsafe {
+            zst.push(());
+            zst.push(());
+            zst.swap_remove_typed_unchecked::<()>(0);
+        }
+        assert_eq!(zst.len(), 1);
     }
 
     #[test]

@@ -509,6 +509,23 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
         dst: NonNull<u8>,
     ) -> bool;
 
+    /// Removes `entity`'s `T` and returns it, `None` if it had none: [`Storage::remove_into`]
+    /// for a typed component, which a backend may do with copies sized at compile time.
+    /// [`World::remove`](crate::World::remove) and [`World::take`](crate::World::take) go
+    /// through this.
+    ///
+    /// # Safety
+    /// `id` is `T`'s id, or a named instance of `T`'s, in the registry.
+    #[inline]
+    unsafe fn remove_typed<T: Component>(&mut self, entity: Entity, id: ComponentId) -> Option<T> {
+        let mut out = std::mem::MaybeUninit::<T>::uninit();
+        // SAFETY: `out` is a slot for one `T`, `id`'s type (caller), on our stack: writable
+        // and outside the storage.
+        let moved = unsafe { self.remove_into(entity, id, NonNull::from(&mut out).cast()) };
+        // SAFETY: `remove_into` answered true, so it wrote an initialised `T` into `out`.
+        moved.then(|| unsafe { out.assume_init() })
+    }
+
     /// Drops every component of every entity; the storage stays usable.
     fn clear(&mut self);
 

@@ -715,6 +715,19 @@ unsafe impl Storage for HybridStorage {
         }
     }
 
+    /// The half `T::STORAGE` names (a typed component is kept as its declared kind).
+    #[inline]
+    unsafe fn remove_typed<T: Component>(&mut self, entity: Entity, id: ComponentId) -> Option<T> {
+        self.restructure();
+        if T::STORAGE == StorageKind::Table {
+            // SAFETY: forwarded contract.
+            unsafe { self.tables.remove_typed::<T>(entity, id) }
+        } else {
+            // SAFETY: forwarded contract.
+            unsafe { self.sparse.remove_typed::<T>(entity, id) }
+        }
+    }
+
     fn clear(&mut self) {
         self.restructure();
         let (tables, sparse) = (&mut self.tables, &mut self.sparse);

@@ -76,7 +76,7 @@ impl SparseStorage {
     }
 
     /// After `entity` gained `component`: joins its group's packed range if now complete.
-    #[inline]
+    #[inline(always)]
     fn gained(&mut self, entity: Entity, component: ComponentId) {
         if let Some(holders) = &mut self.holders {
             holders.mark(entity, component);
@@ -520,6 +520,7 @@ unsafe impl Storage for SparseStorage {
         self.gained(entity, component);
     }
 
+    #[inline]
     unsafe fn remove_into(
         &mut self,
         entity: Entity,
@@ -533,6 +534,15 @@ unsafe impl Storage for SparseStorage {
             Some(set) => unsafe { set.remove_into(entity, dst) },
             None => false,
         }
+    }
+
+    /// The set's typed swap-remove (no run-time-sized copies).
+    #[inline]
+    unsafe fn remove_typed<T: Component>(&mut self, entity: Entity, id: ComponentId) -> Option<T> {
+        self.losing(entity, id);
+        // SAFETY: `id`'s set holds `T`s: `id` is `T`'s id or a named instance of `T`'s
+        // (caller), and the set was made from that id's registered info.
+        unsafe { self.existing_set_mut(id)?.remove_typed::<T>(entity) }
     }
 
     fn clear(&mut self) {

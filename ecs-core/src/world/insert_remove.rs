@@ -11,8 +11,6 @@
 //! no check: taking it is the check.)
 
 use std::borrow::Cow;
-use std::mem::MaybeUninit;
-use std::ptr::NonNull;
 
 use super::World;
 use crate::bundle::{Bundle, ComponentInserter, ComponentSource};
@@ -255,17 +253,7 @@ impl<S: Storage> ComponentSource for EntitySource<'_, S> {
             component: Cow::Borrowed(std::any::type_name::<T>()),
         };
         let id = world.components.id::<T>().ok_or_else(missing)?;
-        let mut out = MaybeUninit::<T>::uninit();
-        // SAFETY: `out` is a disjoint slot for one `T`, which is `id`'s type; the entity is
-        // live (type invariant), as `remove_into` requires.
-        let moved = unsafe {
-            world
-                .storage
-                .remove_into(entity, id, NonNull::from(&mut out).cast())
-        };
-        // SAFETY: `remove_into` returned true, so it wrote an initialised `T` into `out`.
-        moved
-            .then(|| unsafe { out.assume_init() })
-            .ok_or_else(missing)
+        // SAFETY: `id` is `T`'s id in the world's registry.
+        unsafe { world.storage.remove_typed::<T>(entity, id) }.ok_or_else(missing)
     }
 }
