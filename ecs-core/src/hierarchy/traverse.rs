@@ -128,11 +128,11 @@ impl<S: Storage> World<S> {
         // initialised `Children` / `ChildOf` (components `ids.children` / `ids.child_of`),
         // valid while `&self` lasts; each is read once, here.
         let first = place
-            .ptr(ids.children)
+            .ptr_of::<Children>(ids.children)
             .map(|p| unsafe { p.cast::<Children>().as_ref() }.first);
         // SAFETY: as above.
         let link = place
-            .ptr(ids.child_of)
+            .ptr_of::<ChildOf>(ids.child_of)
             .map(|p| Link::of(unsafe { p.cast::<ChildOf>().as_ref() }));
         (first, link)
     }
