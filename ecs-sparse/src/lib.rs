@@ -54,7 +54,7 @@
 //! | iterate one component | a packed array, as fast as it gets | as fast |
 //! | iterate a join `(&A, &B)` | walk the smaller set, look each entity up in the other (or, grouped, packed columns) | packed columns side by side |
 //! | `get` by entity | two loads (page, position) and a generation check | record look-up, then column |
-//! | despawn | visits every component type's set | removes one row |
+//! | despawn | asks each set that may hold the entity: every set below 32 sets, then those a per-entity mask names (exactly, up to 256 component types) | removes one row |
 //!
 //! Sparse sets win when components come and go often (status effects, tags, "dirty"
 //! markers) and when queries mostly touch one component; archetypes win for wide joins over
