@@ -17,9 +17,7 @@
 //!   freed) and move the boundary: O(1). With no free slot, push a fresh index.
 //! * **free**: swap the entity with the last live one, move the boundary back and bump the
 //!   stored generation, so the handle the caller holds is stale from now on: O(1).
-//! * **is_alive**: `sparse[index].pos < alive` and the generation each sparse slot keeps a
-//!   copy of equals the handle's: one read (comparing with `dense[pos]` instead would be a
-//!   second dependent cache miss on every random look-up).
+//! * **is_alive**: `sparse[index] < alive && dense[sparse[index]] == entity`: O(1).
 //!
 //! Generation exhaustion: a slot whose generation reaches [`MAX_GENERATION`] is *retired*
 //! when freed: it moves into the retired region and is never handed out again, so no live
@@ -62,32 +60,21 @@ pub const MAX_GENERATION: u32 = 3;
 ///
 /// # Invariants
 /// * `sparse.len() == dense.len()`, and the two arrays are inverse permutations:
-///   `sparse[dense[p].index()].pos == p` for every position `p`.
+///   `sparse[dense[p].index()] == p` for every position `p`.
 /// * `alive <= free_end <= dense.len()`; positions `..alive` hold live entities,
 ///   `alive..free_end` free slots carrying the generation they will be handed out with,
 ///   `free_end..` retired slots that are never handed out again.
 /// * Every generation in `dense` is in `1..=MAX_GENERATION`.
-/// * `sparse[i].generation == dense[sparse[i].pos].generation()` for every index `i`: the
-///   slot keeps a copy of its handle's generation, so [`Entities::contains`] is one load.
 /// * `reserved` ids have been handed out by [`Entities::reserve_entity`] since the last
 ///   flush: they are the next `reserved` results of `alloc`, and `alloc`/`free` are only
 ///   called when `reserved` is 0.
 #[derive(Default)]
 pub struct Entities {
     dense: Vec<Entity>,
-    sparse: Vec<Slot>,
+    sparse: Vec<u32>,
     alive: u32,
     free_end: u32,
     reserved: AtomicU64,
-}
-
-/// Where an index's handle sits in `dense`, and a copy of that handle's generation: a
-/// liveness check reads this one entry (`pos < alive`, generations equal) instead of
-/// following `pos` into `dense`, a second dependent cache miss on a random look-up.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Slot {
-    pos: u32,
-    generation: u32,
 }
 
 impl Clone for Entities {
@@ -137,9 +124,8 @@ impl Entities {
     /// them by position.
     #[inline]
     pub fn position(&self, entity: Entity) -> Option<usize> {
-        let slot = *self.sparse.get(entity.index() as usize)?;
-        (slot.pos < self.alive && slot.generation == entity.generation())
-            .then_some(slot.pos as usize)
+        let pos = *self.sparse.get(entity.index() as usize)?;
+        (pos < self.alive && self.dense[pos as usize] == entity).then_some(pos as usize)
     }
 
     /// The handles the next `n` calls to [`Entities::alloc`] hand out, in order, without
@@ -183,10 +169,8 @@ impl Entities {
     /// Whether `entity` is live (its slot is in use *and* carries this generation).
     #[inline]
     pub fn contains(&self, entity: Entity) -> bool {
-        // The slot's `pos` and `generation` are its handle's (type invariant): live and
-        // this generation is exactly `dense[pos] == entity`, without reading `dense`.
         match self.sparse.get(entity.index() as usize) {
-            Some(slot) => slot.pos < self.alive && slot.generation == entity.generation(),
+            Some(&pos) => pos < self.alive && self.dense[pos as usize] == entity,
             None => false,
         }
     }
@@ -219,8 +203,7 @@ impl Entities {
         self.sparse.reserve(fresh);
         self.dense
             .extend((start..end).map(|i| Entity::new(i, 1).expect("generation 1 is non-zero")));
-        self.sparse
-            .extend((start..end).map(|pos| Slot { pos, generation: 1 }));
+        self.sparse.extend(start..end);
         if self.free_end == start {
             self.free_end = end;
             return;
@@ -286,10 +269,7 @@ impl Entities {
         crate::blob::reserve_amortized(&mut self.dense, 1);
         crate::blob::reserve_amortized(&mut self.sparse, 1);
         self.dense.push(entity);
-        self.sparse.push(Slot {
-            pos: index,
-            generation: 1,
-        });
+        self.sparse.push(index);
         // The fresh slot sits after the retired region; bring it to the boundary.
         self.swap_positions(self.free_end, index);
         self.alive += 1;
@@ -304,7 +284,7 @@ impl Entities {
         if !self.contains(entity) {
             return false;
         }
-        let pos = self.sparse[entity.index() as usize].pos;
+        let pos = self.sparse[entity.index() as usize];
         self.alive -= 1;
         self.swap_positions(pos, self.alive);
         match entity.generation() {
@@ -312,7 +292,6 @@ impl Entities {
             generation => {
                 self.dense[self.alive as usize] =
                     Entity::new(entity.index(), generation + 1).expect("generation + 1 > 0");
-                self.sparse[entity.index() as usize].generation = generation + 1;
             }
         }
         true
@@ -368,7 +347,7 @@ impl Entities {
     /// Heap bytes held by the allocator.
     pub fn memory_usage(&self) -> usize {
         self.dense.capacity() * std::mem::size_of::<Entity>()
-            + self.sparse.capacity() * std::mem::size_of::<Slot>()
+            + self.sparse.capacity() * std::mem::size_of::<u32>()
     }
 
     /// Swaps two dense positions and repairs the sparse array (keeps both bound).
@@ -378,8 +357,8 @@ impl Entities {
             return;
         }
         self.dense.swap(a as usize, b as usize);
-        self.sparse[self.dense[a as usize].index() as usize].pos = a;
-        self.sparse[self.dense[b as usize].index() as usize].pos = b;
+        self.sparse[self.dense[a as usize].index() as usize] = a;
+        self.sparse[self.dense[b as usize].index() as usize] = b;
     }
 }
 
@@ -420,13 +399,7 @@ mod tests {
     fn check_invariants(e: &Entities) {
         assert_eq!(e.dense.len(), e.sparse.len());
         for (pos, ent) in e.dense.iter().enumerate() {
-            let slot = e.sparse[ent.index() as usize];
-            assert_eq!(slot.pos as usize, pos);
-            assert_eq!(
-                slot.generation,
-                ent.generation(),
-                "the slot copies the generation"
-            );
+            assert_eq!(e.sparse[ent.index() as usize] as usize, pos);
             assert!((1..=MAX_GENERATION).contains(&ent.generation()));
         }
         assert!(e.alive <= e.free_end && e.free_end as usize <= e.dense.len());
