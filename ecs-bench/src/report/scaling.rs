@@ -15,7 +15,9 @@ pub fn render(out: &mut String, table: &ScalingTable) {
          the test runs). Time: the whole stream (create with 1–11 named instances from 75 \
          templates, look-ups by name, deletes, garbage collection). Memory: the index's \
          peak heap (prototype chain: its per-slot array and prototype registry; legacy: \
-         its entity → list map). Look-up: one find by name. In parentheses: the seed's \
+         its entity → list map). Look-up: one find by name. Each row is the faster of two \
+         runs per index (run alternately), as one run of this cache-bound stream on a \
+         shared machine can come out half again slower. In parentheses: the seed's \
          numbers (its machine, its engine).\n"
     );
     let mut backends: Vec<&str> = table.rows.iter().map(|r| r.backend.as_str()).collect();

@@ -462,16 +462,36 @@ pub struct ScalingTable {
     pub rows: Vec<ScalingRow>,
 }
 
+/// Runs per row of the scaling table, of which the fastest is kept (see [`best_of`]).
+pub const RUNS_PER_ROW: usize = 2;
+
 struct ScalingVisitor(usize);
 
 impl StorageVisitor for ScalingVisitor {
     type Output = (RunStats, RunStats);
     fn visit<S: Storage>(self) -> (RunStats, RunStats) {
-        (
-            run::<S>(IndexKind::Prototype, self.0),
-            run::<S>(IndexKind::Legacy, self.0),
-        )
+        let mut new = Vec::with_capacity(RUNS_PER_ROW);
+        let mut legacy = Vec::with_capacity(RUNS_PER_ROW);
+        // Alternating, so a slow spell on the shared machine does not land on one index's
+        // runs only.
+        for _ in 0..RUNS_PER_ROW {
+            new.push(run::<S>(IndexKind::Prototype, self.0));
+            legacy.push(run::<S>(IndexKind::Legacy, self.0));
+        }
+        (best_of(new), best_of(legacy))
     }
+}
+
+/// The run with the shortest whole-stream time, kept whole (its look-ups and memory come
+/// from the same run). A row is one long run per index, not a median over many samples, and
+/// this stream is bound by cache and TLB misses, so one run on a shared machine can come out
+/// 1.5× slow; the fastest of a few is the least disturbed. Every run does the same work (the
+/// stream is deterministic: equal checksums).
+pub fn best_of(runs: Vec<RunStats>) -> RunStats {
+    debug_assert!(runs.windows(2).all(|w| w[0].checksum == w[1].checksum));
+    runs.into_iter()
+        .min_by(|a, b| a.seconds.total_cmp(&b.seconds))
+        .expect("at least one run")
 }
 
 /// Measures the scaling table on `backends` at `scale` (to the seed's 10.24M with
@@ -630,6 +650,25 @@ mod tests {
         assert_eq!(ladder(Scale::Full, false).last(), Some(&320_000));
         assert_eq!(ladder(Scale::Full, true).last(), Some(&10_240_000));
         assert_eq!(ladder(Scale::Quick, true), ladder(Scale::Quick, false));
+    }
+
+    #[test]
+    fn a_row_keeps_the_fastest_run_whole() {
+        let run = |seconds, lookups| RunStats {
+            seconds,
+            lookup_seconds: seconds / 10.0,
+            lookups,
+            checksum: 7,
+            ..RunStats::default()
+        };
+        let best = best_of(vec![run(2.0, 1), run(1.5, 2), run(1.9, 3)]);
+        assert_eq!(
+            (best.seconds, best.lookups),
+            (1.5, 2),
+            "its look-ups come with it"
+        );
+        let table = scaling_table(&[Backend::Sparse], Scale::Test, false, &mut |_| {});
+        assert_eq!(table.rows.len(), ladder(Scale::Test, false).len());
     }
 
     #[test]
