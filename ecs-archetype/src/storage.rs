@@ -201,6 +201,9 @@ unsafe impl Storage for ArchetypeStorage {
         info: &BundleInfo,
         components: &Components,
     ) {
+        if B::COUNT == 0 {
+            return; // no row for an entity without components (see the module docs)
+        }
         // SAFETY: forwarded contract; this storage splits every bundle with `AllInTables`.
         unsafe { self.spawn_split(entity, bundle, info, components, &mut AllInTables) };
     }

@@ -4,6 +4,9 @@
 //! and a 32-bit *generation* (how many times that slot has been handed out), packed into one
 //! `u64`. The generation is what makes a stale handle detectable: once an entity is despawned
 //! its slot's generation moves on, so the old handle no longer compares equal to the live one.
+//! The world's allocator hands out generations up to 65,535 and then retires the slot (see
+//! [`MAX_GENERATION`](crate::entities::MAX_GENERATION)), which keeps its liveness check to
+//! one two-byte read.
 
 use std::fmt;
 use std::num::NonZeroU64;

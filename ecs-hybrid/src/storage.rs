@@ -466,6 +466,9 @@ unsafe impl Storage for HybridStorage {
         info: &BundleInfo,
         components: &Components,
     ) {
+        if B::COUNT == 0 {
+            return; // neither half keeps anything for an entity without components
+        }
         self.restructure();
         self.learn_bundle(info, components);
         // SAFETY: forwarded contract; every spawn and reserve splits by `SparseFields` (type

@@ -339,6 +339,9 @@ unsafe impl Storage for SparseStorage {
         info: &BundleInfo,
         components: &Components,
     ) {
+        if B::COUNT == 0 {
+            return; // nothing is kept for an entity without components
+        }
         bundle.visit(&mut BundleWriter {
             storage: self,
             entity,

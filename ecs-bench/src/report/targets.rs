@@ -212,8 +212,9 @@ pub const TARGETS: &[Target] = &[
         limit: 16.0,
         why: Some(
             "an entity without components costs every backend only its allocator slot: its \
-             handle in the dense list (8 B) and its position in the sparse one (4 B), 12.6 B \
-             with growth slack. The table backends add a 12 B location record and an 8 B \
+             handle in the dense list (8 B), its position in the sparse one (4 B) and its \
+             liveness stamp (2 B, the generation while live: one read to check a handle), \
+             14.7 B with growth slack. The table backends add a 12 B location record and an 8 B \
              table row once the entity has a component.",
         ),
     },
