@@ -21,7 +21,8 @@
 //!   `sparse`, holds each slot's generation while it is live and 0 otherwise (a handle's
 //!   generation is never 0). Checking through the other two arrays would be two dependent
 //!   reads, `dense[sparse[index]] == entity`, each a cache miss when handles come in random
-//!   order: the stamp halves the cost of every look-up by handle (`get`, `has`, `find`).
+//!   order; every look-up by handle (`has`, `find`, `insert`, `despawn`) starts with this
+//!   check.
 //!
 //! Generations are 16 bits wide in practice: a slot whose generation reaches
 //! [`MAX_GENERATION`] (65,535) is *retired* when freed: it moves into the retired region and
@@ -305,7 +306,7 @@ impl Entities {
         }
         self.dense.push(entity);
         self.sparse.push(index);
-        self.stamps.push(1);
+        self.stamps.push(stamp(entity));
         // The fresh slot sits after the retired region; bring it to the boundary.
         if self.free_end != index {
             self.swap_positions(self.free_end, index);
