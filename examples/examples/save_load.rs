@@ -18,6 +18,7 @@
 
 use std::fmt::Write;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ecs::prelude::*;
 use ecs::snapshot::{Entries, SnapshotRegistry};
@@ -271,8 +272,11 @@ pub fn run() -> String {
     out.push_str(&straight);
 
     out.push_str("-- the same run, saved at tick 10 and loaded into a fresh world\n");
-    let path =
-        std::env::temp_dir().join(format!("save_load-{}-{}.json", BACKEND, std::process::id()));
+    // One file per call: two runs in one process (tests run in parallel) must not share it.
+    static RUNS: AtomicUsize = AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, Ordering::Relaxed);
+    let name = format!("save_load-{BACKEND}-{}-{run}.json", std::process::id());
+    let path = std::env::temp_dir().join(name);
     let mut first = String::new();
     let mut world = setup();
     simulate(&mut world, 10, &mut first);
