@@ -654,6 +654,8 @@ unsafe impl Storage for HybridStorage {
     }
 
     /// Straight to the component's half, each of which finds the entity once.
+    // Always inlined, as the halves' own inserts: the choice of half is a constant per `T`.
+    #[inline(always)]
     unsafe fn insert<T: Component>(
         &mut self,
         entity: Entity,
@@ -719,7 +721,7 @@ unsafe impl Storage for HybridStorage {
     }
 
     /// The half `T::STORAGE` names (a typed component is kept as its declared kind).
-    #[inline]
+    #[inline(always)]
     unsafe fn remove_typed<T: Component>(&mut self, entity: Entity, id: ComponentId) -> Option<T> {
         self.restructure();
         if T::STORAGE == StorageKind::Table {

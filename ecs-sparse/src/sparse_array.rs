@@ -92,8 +92,7 @@ impl SparseArray {
     /// Marks `index` absent and returns its old value. Never allocates.
     #[inline]
     pub fn remove(&mut self, index: u32) -> Option<u64> {
-        let page = self.pages.get_mut(page_of(index))?.as_deref_mut()?;
-        let old = std::mem::replace(&mut page[offset_in_page(index)], ABSENT);
+        let old = std::mem::replace(self.existing_entry_mut(index)?, ABSENT);
         (old != ABSENT).then_some(old)
     }
 
@@ -113,15 +112,35 @@ impl SparseArray {
     /// page with one look-up.
     #[inline]
     pub fn page_mut(&mut self, page: usize) -> &mut [u64; PAGE_SIZE] {
-        if page >= self.pages.len() {
-            self.grow_table(page);
+        // Checked once with a shared look-up, then read again with nothing written between,
+        // so the compiler folds the second look-up into the first: one bounds check and one
+        // null check on the path every insert takes.
+        if !matches!(self.pages.get(page), Some(Some(_))) {
+            return self.add_page(page);
         }
-        self.pages[page].get_or_insert_with(new_page)
+        match self.pages.get_mut(page) {
+            Some(Some(page)) => page,
+            _ => unreachable!("page {page} was found above"),
+        }
     }
 
+    /// The entry for `index` when its page exists, without allocating: for rewriting the
+    /// entry of an index the caller knows is stored (its page was written, so it exists).
+    #[inline]
+    pub fn existing_entry_mut(&mut self, index: u32) -> Option<&mut u64> {
+        let page = self.pages.get_mut(page_of(index))?.as_deref_mut()?;
+        Some(&mut page[offset_in_page(index)])
+    }
+
+    /// Grows the page table to reach `page` and allocates the page (all [`ABSENT`]) if it
+    /// does not exist yet.
     #[cold]
-    fn grow_table(&mut self, page: usize) {
-        self.pages.resize_with(page + 1, || None);
+    #[inline(never)]
+    fn add_page(&mut self, page: usize) -> &mut [u64; PAGE_SIZE] {
+        if page >= self.pages.len() {
+            self.pages.resize_with(page + 1, || None);
+        }
+        self.pages[page].get_or_insert_with(new_page)
     }
 }
 

@@ -48,6 +48,7 @@ impl<S: Storage> World<S> {
     /// let replaced = world.insert(e, Stats { hp: Hp(1), armor: Armor(1) }).unwrap();
     /// assert_eq!(replaced, (Some(Hp(7)), Some(Armor(2))));
     /// ```
+    #[inline(always)]
     pub fn insert<B: Bundle>(
         &mut self,
         entity: Entity,
