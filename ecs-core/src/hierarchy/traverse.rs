@@ -92,7 +92,9 @@ impl<S: Storage> World<S> {
 
     /// Every descendant of `entity` (not `entity` itself), depth-first: a child, then its
     /// descendants, then the next child. Siblings come in the order they were added. The
-    /// walk keeps no stack: it climbs back up through the parent links.
+    /// walk allocates nothing: it remembers the next siblings of the last few levels it
+    /// went down in a small fixed buffer, and only below that depth (when the buffer has
+    /// dropped a level) climbs back up through the parent links to find its way on.
     ///
     /// # Errors
     /// [`EcsError::NoSuchEntity`] for a stale handle.
@@ -115,6 +117,7 @@ impl<S: Storage> World<S> {
             ids,
             root: entity,
             next,
+            pending: Pending::new(entity),
         })
     }
 
@@ -196,6 +199,8 @@ pub struct Descendants<'w, S: Storage> {
     ids: Option<LinkIds>,
     root: Entity,
     next: Option<Entity>,
+    /// The next siblings of the entities the walk went down into, nearest last.
+    pending: Pending,
 }
 
 impl<S: Storage> Iterator for Descendants<'_, S> {
@@ -206,14 +211,38 @@ impl<S: Storage> Iterator for Descendants<'_, S> {
         let at = self.next?;
         let ids = self.ids?;
         let (first_child, link) = self.world.links_at(ids, at);
-        self.next = first_child.or_else(|| self.after_subtree(ids, at, link));
+        let sibling = link.and_then(|l| l.next).filter(|_| at != self.root);
+        self.next = match first_child {
+            Some(child) => {
+                // `at`'s next sibling comes after `at`'s subtree.
+                if let Some(sibling) = sibling {
+                    self.pending.push(sibling);
+                }
+                Some(child)
+            }
+            None if at == self.root => None,
+            None => sibling.or_else(|| self.after_leaf(ids, at, link)),
+        };
         Some(at)
     }
 }
 
 impl<S: Storage> Descendants<'_, S> {
+    /// The entity after leaf `at`, which has no next sibling: the next sibling of the
+    /// nearest ancestor that has one, remembered when the walk went down into it, or found
+    /// by climbing when the buffer dropped it.
+    #[inline]
+    fn after_leaf(&mut self, ids: LinkIds, at: Entity, link: Option<Link>) -> Option<Entity> {
+        match self.pending.pop() {
+            Some(sibling) => Some(sibling),
+            None if self.pending.dropped => self.after_subtree(ids, at, link),
+            None => None,
+        }
+    }
+
     /// The entity after the subtree of `at` (whose links are `link`): its next sibling, or
     /// the next sibling of the nearest ancestor below the root that has one.
+    #[cold]
     fn after_subtree(
         &self,
         ids: LinkIds,
@@ -235,3 +264,54 @@ impl<S: Storage> Descendants<'_, S> {
 }
 
 impl<S: Storage> FusedIterator for Descendants<'_, S> {}
+
+/// Levels of next siblings [`Descendants`] remembers.
+const PENDING: usize = 32;
+
+/// A stack of the last [`PENDING`] next siblings pushed; pushing onto a full stack drops the
+/// oldest and sets `dropped`.
+///
+/// # Invariant
+/// `len <= PENDING`; the entries are `buf[(end - len) % PENDING .. end % PENDING]`
+/// (cyclically), the last pushed at `(end - 1) % PENDING`.
+struct Pending {
+    buf: [Entity; PENDING],
+    end: usize,
+    len: usize,
+    /// Whether an entry was ever dropped: an empty stack then no longer means the walk is
+    /// over, and the walk climbs to find its way on.
+    dropped: bool,
+}
+
+impl Pending {
+    /// An empty stack (`fill` is any entity: no slot is read before it is written).
+    fn new(fill: Entity) -> Pending {
+        Pending {
+            buf: [fill; PENDING],
+            end: 0,
+            len: 0,
+            dropped: false,
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, entity: Entity) {
+        self.buf[self.end % PENDING] = entity;
+        self.end = self.end.wrapping_add(1);
+        if self.len == PENDING {
+            self.dropped = true;
+        } else {
+            self.len += 1;
+        }
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<Entity> {
+        if self.len == 0 {
+            return None;
+        }
+        self.len -= 1;
+        self.end = self.end.wrapping_sub(1);
+        Some(self.buf[self.end % PENDING])
+    }
+}

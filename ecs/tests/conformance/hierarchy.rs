@@ -310,6 +310,30 @@ impl Links {
     }
 }
 
+/// Trees deeper than the levels of next siblings `descendants` remembers, with a sibling
+/// still to visit at every level: the walk forgets the oldest levels and must climb back up
+/// to them, and a walk from a node in the middle must stop at its own subtree's end.
+pub fn deep_descendants_match_model<S: Storage>() {
+    let mut world = World::<S>::new();
+    let mut model = Links::default();
+    let root = world.spawn(A(0));
+    let mut spine = vec![root];
+    for depth in 1..=size(100, 40) as u32 {
+        let at = *spine.last().unwrap();
+        let down = world.spawn_child(at, A(depth)).unwrap();
+        model.set_parent(down, at);
+        let beside = world.spawn_child(at, A(1_000 + depth)).unwrap();
+        model.set_parent(beside, at);
+        if depth % 3 == 0 {
+            let below = world.spawn_child(beside, A(2_000 + depth)).unwrap();
+            model.set_parent(below, beside);
+        }
+        spine.push(down);
+    }
+    assert!(world.descendants(root).unwrap().count() > 2 * (spine.len() - 1));
+    model.compare(&world, spine.iter().copied());
+}
+
 pub fn random_relationship_ops_match_model<S: Storage>() {
     let ledger = Ledger::new();
     let mut rng = Rng::new(0x41E_2A2C);
