@@ -20,7 +20,8 @@
 //! components (plus an ancestor walk for the cycle check); children come back in the order
 //! they were added. Traversal ([`World::children`], [`World::ancestors`],
 //! [`World::descendants`]) follows the links by entity look-up and allocates nothing: the
-//! depth-first walk climbs back up through `ChildOf::parent` instead of keeping a stack.
+//! depth-first walk keeps the next siblings of its last 32 levels in a fixed buffer inside
+//! the iterator, and climbs back up through `ChildOf::parent` only for levels beyond it.
 //!
 //! # Which storage each component asks for
 //! Only the hybrid backend reads the choice ([`Component::STORAGE`]); the others keep every
