@@ -599,6 +599,7 @@ impl Archetypes {
         let mut rows = 0;
         for (i, table) in self.tables.iter().enumerate() {
             assert_eq!(table.id().index(), i);
+            assert!(table.room_fits(), "{table:?}: room beyond a capacity");
             for c in 0..table.components().len() {
                 assert_eq!(table.column(c).len(), table.len(), "{table:?} column {c}");
             }
@@ -622,6 +623,7 @@ impl Archetypes {
 ///
 /// # Panics
 /// If `a == b` or either is out of bounds.
+#[inline]
 fn pair_mut<T>(slice: &mut [T], a: usize, b: usize) -> (&mut T, &mut T) {
     assert_ne!(a, b, "moving a row to its own table");
     if a < b {

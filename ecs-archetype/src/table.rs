@@ -92,11 +92,9 @@ unsafe fn move_paired<'a>(
     row: usize,
 ) {
     for (from, to) in pairs {
-        // SAFETY: as the caller promises.
-        unsafe {
-            to.push_from_unchecked(from.get_unchecked(row));
-            from.swap_remove_forget_unchecked(row);
-        }
+        // SAFETY: the pair holds one component in two tables' columns (distinct arrays);
+        // `row < from.len()` and `to` has room (caller).
+        unsafe { from.move_to_unchecked(row, to) };
     }
 }
 
@@ -109,6 +107,8 @@ unsafe fn move_paired<'a>(
 ///   `entities[i]` (broken only inside the crate-private mutating methods, never across
 ///   a return or an unwind).
 /// * `entities.len() <= MAX_ROWS`.
+/// * `room` is at most `entities.capacity()` and at most every column's capacity, so a
+///   table with `len() < room` has room for one more row in all of them.
 /// * `column_of[components[c].index()] == c` for every column `c`, every other entry is
 ///   `NO_COLUMN`, and `column_of.len()` is the largest component index plus one (so
 ///   `column_index` answers with one look-up; `column_index` never returns a column out of
@@ -123,6 +123,9 @@ pub struct Table {
     column_of: Box<[u16]>,
     columns: Box<[BlobVec]>,
     entities: Vec<Entity>,
+    /// Rows the table has room for without growing (the smallest capacity of `entities`
+    /// and the columns): reserving room for a row is one comparison, not one per column.
+    room: usize,
 }
 
 /// "Not in this table" in [`Table`]'s `column_of`.
@@ -148,6 +151,7 @@ impl Table {
             column_of,
             columns,
             entities: Vec::new(),
+            room: 0,
         }
     }
 
@@ -236,10 +240,36 @@ impl Table {
     /// Makes room for `additional` more rows in every column and the entity vector.
     #[inline]
     pub(crate) fn reserve(&mut self, additional: usize) {
+        if self.entities.len().saturating_add(additional) > self.room {
+            self.grow(additional);
+        }
+    }
+
+    /// Grows the entity vector and every column to hold `additional` more rows.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, additional: usize) {
         ecs_core::blob::reserve_amortized(&mut self.entities, additional);
         for column in self.columns.iter_mut() {
             column.reserve(additional);
         }
+        self.update_room();
+    }
+
+    /// Whether `room` is within every capacity (the type invariant the unchecked pushes of
+    /// a row move rely on): for consistency checks.
+    pub(crate) fn room_fits(&self) -> bool {
+        self.room <= self.entities.capacity()
+            && self.columns.iter().all(|c| self.room <= c.capacity())
+    }
+
+    /// Recomputes `room` from the capacities (after any of them changed).
+    fn update_room(&mut self) {
+        self.room = self
+            .columns
+            .iter()
+            .map(BlobVec::capacity)
+            .fold(self.entities.capacity(), usize::min);
     }
 
     /// Appends a row for `entity` whose values `write` pushes onto the columns; returns the row.
@@ -321,6 +351,9 @@ impl Table {
         let adopt = self.entities.is_empty();
         self.reserve(if adopt { 0 } else { entities.len() });
         ecs_core::blob::reserve_amortized(&mut self.entities, entities.len());
+        // An adopted buffer may hold less than the column did: no room is promised until
+        // the capacities are read again below (nor if anything here unwinds).
+        self.room = 0;
         for (column, &component) in self.columns.iter_mut().zip(self.components.iter()) {
             let source = sources
                 .iter_mut()
@@ -338,6 +371,7 @@ impl Table {
         }
         // Reserved above: no reallocation, no panic.
         self.entities.extend_from_slice(entities);
+        self.update_room();
     }
 
     /// Moves row `row` into `dst`, whose set is this table's plus the component of its

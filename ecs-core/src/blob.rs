@@ -335,6 +335,33 @@ impl BlobVec {
         }
     }
 
+    /// Moves item `index` onto the end of `dst` and fills the hole with the last item: the
+    /// item then belongs to `dst` (nothing is dropped). One step of moving a table row, with
+    /// the item size dispatched once for both copies.
+    ///
+    /// # Safety
+    /// `index < self.len()`; `dst` is another array of this array's item layout (the same
+    /// component) with room for one more item (`dst.len() < dst.capacity()`).
+    #[inline(always)]
+    pub unsafe fn move_to_unchecked(&mut self, index: usize, dst: &mut BlobVec) {
+        debug_assert!(index < self.len);
+        debug_assert_eq!(self.item, dst.item);
+        debug_assert!(dst.len < dst.cap);
+        self.len -= 1;
+        // SAFETY: `index` and the old last index `len` are below the old length and
+        // `dst.len` is below `dst`'s capacity (caller), so all three slots are in bounds;
+        // `dst` is another allocation (a distinct array), so the item's copy out does not
+        // overlap, and the last item's copy into the hole moves between distinct slots
+        // (skipped when the item taken was the last).
+        unsafe {
+            let hole = self.get_unchecked(index).as_ptr();
+            let out = dst.get_unchecked(dst.len).as_ptr();
+            let last = self.get_unchecked(self.len).as_ptr();
+            move_out_and_fill(hole, out, last, index != self.len, self.item.size());
+        }
+        dst.len += 1;
+    }
+
     /// Takes item `index` out as a `T` and fills the hole with the last item: what
     /// [`BlobVec::swap_remove_into_unchecked`] does, with both copies sized at compile time.
     ///
@@ -527,25 +554,6 @@ fn grow_vec<T>(v: &mut Vec<T>, additional: usize) {
 /// `src` is valid for reading and `dst` for writing `size` bytes; the ranges do not overlap.
 #[inline(always)]
 pub unsafe fn copy_item(src: *const u8, dst: *mut u8, size: usize) {
-    /// Copies `N` bytes with one unaligned load and store.
-    ///
-    /// Through `MaybeUninit`, not `[u8; N]`: the bytes may be padding (uninitialised) or
-    /// parts of pointers, and only a `MaybeUninit` copy carries both over unchanged (a byte
-    /// array would read uninitialised memory and strip pointer provenance; Miri caught the
-    /// latter on a moved `String`).
-    ///
-    /// # Safety
-    /// As for `copy_item`, with `size == N`.
-    #[inline(always)]
-    unsafe fn fixed<const N: usize>(src: *const u8, dst: *mut u8) {
-        type Bytes<const N: usize> = std::mem::MaybeUninit<[u8; N]>;
-        // SAFETY: `src` / `dst` are valid for `N` bytes (caller); unaligned accesses need no
-        // alignment, and a `MaybeUninit` may hold any bytes.
-        unsafe {
-            dst.cast::<Bytes<N>>()
-                .write_unaligned(src.cast::<Bytes<N>>().read_unaligned())
-        }
-    }
     // SAFETY: each arm copies exactly `size` bytes (the caller's contract).
     unsafe {
         match size {
@@ -557,6 +565,68 @@ pub unsafe fn copy_item(src: *const u8, dst: *mut u8, size: usize) {
             24 => fixed::<24>(src, dst),
             32 => fixed::<32>(src, dst),
             _ => std::ptr::copy_nonoverlapping(src, dst, size),
+        }
+    }
+}
+
+/// Copies `N` bytes with one unaligned load and store.
+///
+/// Through `MaybeUninit`, not `[u8; N]`: the bytes may be padding (uninitialised) or parts of
+/// pointers, and only a `MaybeUninit` copy carries both over unchanged (a byte array would
+/// read uninitialised memory and strip pointer provenance; Miri caught the latter on a moved
+/// `String`).
+///
+/// # Safety
+/// `src` is valid for reading and `dst` for writing `N` bytes; the ranges do not overlap.
+#[inline(always)]
+unsafe fn fixed<const N: usize>(src: *const u8, dst: *mut u8) {
+    type Bytes<const N: usize> = std::mem::MaybeUninit<[u8; N]>;
+    // SAFETY: `src` / `dst` are valid for `N` bytes (caller); unaligned accesses need no
+    // alignment, and a `MaybeUninit` may hold any bytes.
+    unsafe {
+        dst.cast::<Bytes<N>>()
+            .write_unaligned(src.cast::<Bytes<N>>().read_unaligned())
+    }
+}
+
+/// Copies the item at `hole` to `out`, then (when `fill`) the item at `last` into `hole`,
+/// choosing the copy for `size` once for both (see [`copy_item`]).
+///
+/// # Safety
+/// `hole` is valid for reading and writing `size` bytes, `out` for writing and `last` for
+/// reading them; `out` overlaps neither, and `last` does not overlap `hole` when `fill`.
+#[inline(always)]
+unsafe fn move_out_and_fill(hole: *mut u8, out: *mut u8, last: *const u8, fill: bool, size: usize) {
+    /// Both copies for `N`-byte items.
+    ///
+    /// # Safety
+    /// As for `move_out_and_fill`, with `size == N`.
+    #[inline(always)]
+    unsafe fn both<const N: usize>(hole: *mut u8, out: *mut u8, last: *const u8, fill: bool) {
+        // SAFETY: the ranges are valid and disjoint as the caller promises.
+        unsafe {
+            fixed::<N>(hole, out);
+            if fill {
+                fixed::<N>(last, hole);
+            }
+        }
+    }
+    // SAFETY: each arm copies exactly `size` bytes per copy (the caller's contract).
+    unsafe {
+        match size {
+            0 => {}
+            4 => both::<4>(hole, out, last, fill),
+            8 => both::<8>(hole, out, last, fill),
+            12 => both::<12>(hole, out, last, fill),
+            16 => both::<16>(hole, out, last, fill),
+            24 => both::<24>(hole, out, last, fill),
+            32 => both::<32>(hole, out, last, fill),
+            _ => {
+                std::ptr::copy_nonoverlapping(hole, out, size);
+                if fill {
+                    std::ptr::copy_nonoverlapping(last, hole, size);
+                }
+            }
         }
     }
 }
@@ -655,6 +725,58 @@ mod tests {
             zst.swap_remove_typed_unchecked::<()>(0);
         }
         assert_eq!(zst.len(), 1);
+    }
+
+    #[test]
+    fn moving_to_another_array_owns_each_value_once() {
+        let values: Vec<Rc<Cell<u32>>> = (0..4).map(|i| Rc::new(Cell::new(i))).collect();
+        let (mut from, mut to) = (rc_vec(), rc_vec());
+        for value in &values {
+            // SAFETY: the array holds Rc<Cell<u32>>.
+            unsafe { from.push(value.clone()) };
+        }
+        let read = |v: &BlobVec, i: usize| {
+            // SAFETY: callers pass an index below `len` of an array of Rc<Cell<u32>>.
+            unsafe { (*v.get_unchecked(i).cast::<Rc<Cell<u32>>>().as_ptr()).get() }
+        };
+        // Middle (the last fills the hole), the last itself, then the first.
+        for (index, moved) in [(1, 1), (2, 2), (0, 0)] {
+            to.reserve(1);
+            // SAFETY: `index < from.len()`; `to` is another Rc<Cell<u32>> array with room.
+            unsafe { from.move_to_unchecked(index, &mut to) };
+            assert_eq!(read(&to, to.len() - 1), moved);
+        }
+        assert_eq!((from.len(), read(&from, 0)), (1, 3));
+        assert_eq!(
+            (0..to.len()).map(|i| read(&to, i)).collect::<Vec<_>>(),
+            [1, 2, 0]
+        );
+        drop((from, to));
+        assert!(
+            values.iter().all(|value| Rc::strong_count(value) == 1),
+            "no leak, no double drop"
+        );
+        // Sizes copied by each arm: 4, 12, 20 (the general copy) and zero-sized.
+        fn round_trip<T: Copy + PartialEq + std::fmt::Debug>(a: T, b: T) {
+            let (mut from, mut to) = (
+                BlobVec::new(Layout::new::<T>(), None),
+                BlobVec::new(Layout::new::<T>(), None),
+            );
+            // SAFETY: both arrays hold `T`s; `to` has room after `reserve`; index 0 < len.
+            unsafe {
+                from.push(a);
+                from.push(b);
+                to.reserve(1);
+                from.move_to_unchecked(0, &mut to);
+                assert_eq!(*to.get_unchecked(0).cast::<T>().as_ptr(), a);
+                assert_eq!(*from.get_unchecked(0).cast::<T>().as_ptr(), b);
+            }
+            assert_eq!((from.len(), to.len()), (1, 1));
+        }
+        round_trip(1u32, 2u32);
+        round_trip([1u32; 3], [2u32; 3]);
+        round_trip([1u32; 5], [2u32; 5]);
+        round_trip((), ());
     }
 
     #[test]
