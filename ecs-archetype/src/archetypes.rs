@@ -623,7 +623,7 @@ impl Archetypes {
 ///
 /// # Panics
 /// If `a == b` or either is out of bounds.
-#[inline]
+#[inline(always)]
 fn pair_mut<T>(slice: &mut [T], a: usize, b: usize) -> (&mut T, &mut T) {
     assert_ne!(a, b, "moving a row to its own table");
     if a < b {

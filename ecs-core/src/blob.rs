@@ -434,13 +434,25 @@ impl BlobVec {
     ///
     /// # Safety
     /// `index < self.len()`.
+    // Inlined for the values that need no drop (a despawn removes one per column): the
+    // guarded drop path stays out of line.
+    #[inline]
     pub unsafe fn swap_remove_and_drop_unchecked(&mut self, index: usize) {
         debug_assert!(index < self.len);
-        let Some(drop) = self.drop else {
+        match self.drop {
             // SAFETY: `index < len` (caller); the value needs no drop, so forgetting it is fine.
-            unsafe { self.swap_remove_forget_unchecked(index) };
-            return;
-        };
+            None => unsafe { self.swap_remove_forget_unchecked(index) },
+            // SAFETY: forwarded contract; `drop` is this array's drop function.
+            Some(drop) => unsafe { self.swap_remove_and_drop_with(index, drop) },
+        }
+    }
+
+    /// [`BlobVec::swap_remove_and_drop_unchecked`] for values with a drop function.
+    ///
+    /// # Safety
+    /// `index < self.len()`; `drop` is `self.drop`'s function.
+    #[inline(never)]
+    unsafe fn swap_remove_and_drop_with(&mut self, index: usize, drop: DropFn) {
         struct FillHole<'a> {
             vec: &'a mut BlobVec,
             index: usize,
