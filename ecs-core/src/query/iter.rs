@@ -137,10 +137,25 @@ impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> Current<'w, Q, F, S> {
         None
     }
 
-    /// Folds every remaining matching row: the tight loop `for_each` runs.
+    /// Folds every remaining matching row: the tight loop `for_each` runs. A chunk whose
+    /// slots are all dense runs a loop without per-row tests on the columns
+    /// ([`QueryData::is_dense_chunk`]).
     #[inline(always)]
     pub(super) fn fold_rows<B>(mut self, mut acc: B, g: &mut impl FnMut(B, Q::Item<'w>) -> B) -> B {
         debug_assert!(self.end <= self.entities.len());
+        if Q::is_dense_chunk::<S>(&self.data) {
+            for row in self.row..self.end {
+                // SAFETY: `row < end <= entities.len()`.
+                let entity = unsafe { *self.entities.get_unchecked(row) };
+                if F::filter_row::<S>(&self.filter, entity) {
+                    // SAFETY: `row` is in the chunk and visited once; the chunk is dense.
+                    acc = g(acc, unsafe {
+                        Q::fetch_dense_row::<S>(&mut self.data, row, entity)
+                    });
+                }
+            }
+            return acc;
+        }
         for row in self.row..self.end {
             // SAFETY: `row` is in the chunk and visited once.
             if let Some(item) = unsafe { self.fetch(row) } {

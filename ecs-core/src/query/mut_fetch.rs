@@ -41,7 +41,7 @@ fn changed_log<'w, T: Component, S: Storage>(
 }
 
 macro_rules! mut_fetch {
-    ($ty:ty, $item:ty, $role:expr, $get:ident, |$p:ident, $log:ident, $e:ident| $make:expr, $missing:expr) => {
+    ($ty:ty, $item:ty, $role:expr, $get:ident, $dense:ident, |$p:ident, $log:ident, $e:ident| $make:expr, $missing:expr) => {
         // SAFETY: records its one component as written; `fetch_row` touches only the given
         // row's value and `fetch_entity` only the entity's; the fetch holds a storage pointer,
         // a `Sync` look-up and a shared reference to the (`Sync`) change log.
@@ -86,6 +86,28 @@ macro_rules! mut_fetch {
                 }
             }
 
+            #[inline(always)]
+            fn is_dense_chunk<'w, S: Storage + 'w>(fetch: &MutFetch<'w, S>) -> bool {
+                fetch.column.is_dense::<T>()
+            }
+
+            #[inline(always)]
+            unsafe fn fetch_dense_row<'w, S: Storage + 'w>(
+                fetch: &mut MutFetch<'w, S>,
+                row: usize,
+                $e: Entity,
+            ) -> $item {
+                // SAFETY: as in `fetch_row`; the chunk is dense for this slot (caller).
+                let $p = unsafe { fetch.column.$dense::<T>(row) };
+                let $log = fetch.log;
+                #[allow(unused_unsafe)]
+                // SAFETY: as in `fetch_row`.
+                let item = || unsafe { $make };
+                // SAFETY: the pointer is present (required slot) or the item is an `Option`
+                // (optional slot), so `$make` answers `Some`.
+                unsafe { item().unwrap_unchecked() }
+            }
+
             #[inline]
             #[allow(clippy::question_mark)] // `$missing` is not always `None`
             unsafe fn fetch_entity<'w, S: Storage + 'w>(
@@ -115,6 +137,7 @@ mut_fetch!(
     Mut<'w, T>,
     SlotRole::Required,
     required,
+    dense_required,
     |p, log, entity| Some(Mut::new(&mut *p?.as_ptr(), log, entity)),
     None
 );
@@ -123,6 +146,7 @@ mut_fetch!(
     Option<Mut<'w, T>>,
     SlotRole::Optional,
     optional,
+    dense_optional,
     |p, log, entity| Some(p.map(|p| Mut::new(&mut *p.as_ptr(), log, entity))),
     Some(None)
 );

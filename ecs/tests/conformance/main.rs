@@ -49,6 +49,7 @@ backends! {
     queries::align_with_tables_changes_no_answer => align_with_tables,
     queries::groups_change_no_results => groups_change_no_results,
     queries::mutable_views_write_like_get_mut => mutable_views_write_like_get_mut,
+    queries::for_each_agrees_with_next => for_each_agrees_with_next,
     batches::spawn_batch_with_any_size_hint => spawn_batch_any_size_hint,
     batches::panicking_batch_iterator_keeps_what_it_spawned => panicking_batch_iterator,
     batches::every_copy_width_survives_moves => copy_widths,

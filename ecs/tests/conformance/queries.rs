@@ -230,6 +230,89 @@ pub fn views_agree_with_iteration<S: Storage>() {
     }
 }
 
+/// `for_each` (whose chunk loop takes a branch-free path where every slot of a chunk is
+/// dense) yields exactly what stepping the iterator with `next` does (the per-row path), for
+/// required, optional (present and absent), written, tracked and `Entity` parts, on a world
+/// where some chunks hold every queried column densely and some do not. Its writes, through
+/// `&mut T`, `Option<&mut T>` and `Mut<T>`, land on the right entities and are recorded.
+pub fn for_each_agrees_with_next<S: Storage>() {
+    let (mut world, all) = mixed_world::<S>(size(400, 40) as u32);
+    for (i, &e) in all.iter().enumerate().step_by(5) {
+        world.insert(e, D([i as u8; 3])).unwrap();
+    }
+    for (i, &e) in all.iter().enumerate().step_by(4) {
+        world.insert(e, Hp(i as u32)).unwrap();
+    }
+    world.despawn(all[6]).unwrap();
+    let _ = world.group::<(A, B)>();
+    fn both<S: Storage, Q>(world: &mut World<S>, key: impl Fn(Q::Item<'_>) -> String)
+    where
+        Q: ecs_core::query::ReadOnlyQueryData + 'static,
+    {
+        let mut stepped = Vec::new();
+        // A `for` loop steps with `next`.
+        for item in world.query::<Q>() {
+            stepped.push(key(item));
+        }
+        let mut folded = Vec::new();
+        world.query::<Q>().for_each(|item| folded.push(key(item)));
+        assert!(!folded.is_empty(), "{}", std::any::type_name::<Q>());
+        assert_eq!(folded, stepped, "{}", std::any::type_name::<Q>());
+    }
+    both::<S, (Entity, &A)>(&mut world, |(e, a)| format!("{e:?} {}", a.0));
+    both::<S, (&A, &B)>(&mut world, |(a, b)| format!("{} {}", a.0, b.0));
+    both::<S, (Entity, &A, Option<&B>, Option<&D>)>(&mut world, |(e, a, b, d)| {
+        format!("{e:?} {} {b:?} {d:?}", a.0)
+    });
+    both::<S, (&Tag, Option<&Hp>)>(&mut world, |(_, h)| format!("{h:?}"));
+    both::<S, Entity>(&mut world, |e| format!("{e:?}"));
+
+    // Writes through every written part, then read back entity by entity.
+    let mut changed = world
+        .query_state::<Entity, ecs_core::Changed<Hp>>()
+        .unwrap();
+    assert!(changed.iter(&world).count() > 0, "inserted this run");
+    world
+        .query::<(&mut A, Option<&mut D>, Option<ecs_core::Mut<Hp>>, &B)>()
+        .for_each(|(a, d, hp, _)| {
+            a.0 += 10_000;
+            if let Some(d) = d {
+                d.0[0] = d.0[0].wrapping_add(1);
+            }
+            if let Some(mut hp) = hp {
+                hp.0 += 1_000;
+            }
+        });
+    let mut changed = changed.iter(&world).collect::<Vec<_>>();
+    changed.sort();
+    let mut want_changed = Vec::new();
+    for (i, &e) in all.iter().enumerate() {
+        if !world.contains(e) {
+            continue;
+        }
+        let with_b = i % 2 == 0;
+        let a = i as u32 + if with_b { 10_000 } else { 0 };
+        assert_eq!(world.get::<A>(e), Some(&A(a)), "entity {i}");
+        if i % 5 == 0 {
+            let d = (i as u8).wrapping_add(u8::from(with_b));
+            assert_eq!(
+                world.get::<D>(e),
+                Some(&D([d, i as u8, i as u8])),
+                "entity {i}"
+            );
+        }
+        if i % 4 == 0 {
+            let hp = i as u32 + if with_b { 1_000 } else { 0 };
+            assert_eq!(world.get::<Hp>(e), Some(&Hp(hp)), "entity {i}");
+            if with_b {
+                want_changed.push(e);
+            }
+        }
+    }
+    want_changed.sort();
+    assert_eq!(changed, want_changed);
+}
+
 /// `(&A, &B)` of `e` by plain `World::get`s, for the layout check above.
 fn state_get<S: Storage>(world: &World<S>, e: Entity) -> Option<(Entity, &A, &B)> {
     Some((e, world.get::<A>(e)?, world.get::<B>(e)?))
