@@ -243,6 +243,7 @@ impl BlobVec {
     /// # Safety
     /// On `Ok`, `init` has written a valid value of this array's component into the slot,
     /// which may be used and dropped on any thread (as for [`BlobVec::push_from`]).
+    #[inline]
     pub unsafe fn push_with<E>(
         &mut self,
         init: impl FnOnce(NonNull<u8>) -> Result<(), E>,

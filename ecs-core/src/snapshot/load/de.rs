@@ -618,17 +618,20 @@ impl<'de, L: Entries, T: Component + DeserializeOwned> Visitor<'de>
         // Exactly the rows: checked distinct rows of the entity list read (module docs).
         values.reserve_exact(self.expected);
         for i in 0..self.expected {
-            match ctx.within(seq.next_element::<T>(), || Part::Index(i))? {
-                // SAFETY: the buffer holds `T`s (made from `T`'s layout and drop), and a
-                // component is `Send + Sync`; room for `expected` values was reserved.
-                Some(value) => unsafe { values.push_unchecked(value) },
-                None => {
-                    return Err(ctx.fail(SnapshotErrorKind::ValueCount {
+            let write = |slot: NonNull<u8>| {
+                let seed = InPlace::<T>(slot.cast(), PhantomData);
+                match ctx.within(seq.next_element_seed(seed), || Part::Index(i))? {
+                    Some(()) => Ok(()),
+                    None => Err(ctx.fail(SnapshotErrorKind::ValueCount {
                         rows: self.expected,
                         values: i,
-                    }))
+                    })),
                 }
-            }
+            };
+            // SAFETY: the buffer holds `T`s (made from `T`'s layout and drop), and a
+            // component is `Send + Sync`; `write` answers `Ok` only once `InPlace` wrote a
+            // `T` into the slot.
+            unsafe { values.push_with(write)? };
         }
         let extra = ctx.within(seq.next_element::<T>(), || Part::Index(self.expected))?;
         if extra.is_some() {
@@ -638,6 +641,21 @@ impl<'de, L: Entries, T: Component + DeserializeOwned> Visitor<'de>
             }));
         }
         Ok(values)
+    }
+}
+
+/// Decodes one `T` straight into an uninitialised slot (answering `()`), so a column's
+/// values are not carried through an `Option<T>` on the way into the buffer.
+struct InPlace<T>(NonNull<T>, PhantomData<fn() -> T>);
+
+impl<'de, T: DeserializeOwned> DeserializeSeed<'de> for InPlace<T> {
+    type Value = ();
+    #[inline]
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        let value = T::deserialize(deserializer)?;
+        // SAFETY: the slot is writable room for one `T` (`BlobVec::push_with`), unused.
+        unsafe { self.0.as_ptr().write(value) };
+        Ok(())
     }
 }
 
