@@ -157,11 +157,24 @@ pub unsafe trait ReadOnlyQueryData: QueryData {}
 /// from the chunk row to the look-up position found last (see
 /// [`SparseLookup::lookup_hinted`]): while rows and values run in step it makes each
 /// look-up one comparison.
+///
+/// `misses` counts the look-ups in a row whose hint missed. After [`RESYNC_MISSES`] of
+/// them the slot looks values up without a hint, trying one only every [`RESYNC_EVERY`]
+/// rows: a hint waits for the previous look-up's answer, so through a set whose order
+/// follows no table (the hybrid's unaligned joins) hinting chains every row's cache misses
+/// behind the last row's.
 pub struct ColumnFetch<'w, S: Storage + 'w> {
     dense: *mut u8,
     sparse: Option<&'w S::Lookup>,
     offset: usize,
+    misses: u32,
 }
+
+/// Hint misses in a row after which [`ColumnFetch`] stops hinting.
+const RESYNC_MISSES: u32 = 8;
+/// Once past [`RESYNC_MISSES`], one row in this many still tries its hint (and re-learns
+/// the offset), so a run in step that starts later is found again.
+const RESYNC_EVERY: u32 = 64;
 
 impl<S: Storage> Clone for ColumnFetch<'_, S> {
     #[inline]
@@ -170,6 +183,7 @@ impl<S: Storage> Clone for ColumnFetch<'_, S> {
             dense: self.dense,
             sparse: self.sparse,
             offset: self.offset,
+            misses: self.misses,
         }
     }
 }
@@ -184,16 +198,19 @@ impl<'w, S: Storage + 'w> ColumnFetch<'w, S> {
                 dense: ptr.as_ptr(),
                 sparse: None,
                 offset: 0,
+                misses: 0,
             },
             ColumnAccess::Sparse(lookup) => ColumnFetch {
                 dense: std::ptr::null_mut(),
                 sparse: Some(lookup),
                 offset: 0,
+                misses: 0,
             },
             ColumnAccess::Absent => ColumnFetch {
                 dense: std::ptr::null_mut(),
                 sparse: None,
                 offset: 0,
+                misses: 0,
             },
         }
     }
@@ -297,9 +314,24 @@ impl<'w, S: Storage + 'w> ColumnFetch<'w, S> {
 
     #[inline]
     fn lookup<T>(&mut self, row: usize, entity: Entity) -> Option<NonNull<T>> {
+        let sparse = self.sparse?;
+        if self.misses >= RESYNC_MISSES {
+            // Out of step: plain look-ups, independent of each other, with a hinted one
+            // every `RESYNC_EVERY` rows to notice a run in step. The counter moves on its
+            // own, not with the answers.
+            self.misses = self.misses.wrapping_add(1);
+            if self.misses % RESYNC_EVERY != 0 {
+                return sparse.lookup(entity).map(NonNull::cast);
+            }
+        }
         let hint = row.wrapping_add(self.offset);
-        let (ptr, pos) = self.sparse?.lookup_hinted(hint, entity)?;
-        self.offset = pos.wrapping_sub(row);
+        let (ptr, pos) = sparse.lookup_hinted(hint, entity)?;
+        if pos == hint {
+            self.misses = 0;
+        } else {
+            self.misses = self.misses.wrapping_add(1);
+            self.offset = pos.wrapping_sub(row);
+        }
         Some(ptr.cast())
     }
 }

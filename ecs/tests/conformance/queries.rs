@@ -313,6 +313,59 @@ pub fn for_each_agrees_with_next<S: Storage>() {
     assert_eq!(changed, want_changed);
 }
 
+/// A join reads the right values while a sparse component's set runs out of step with the
+/// table rows (its values added in shuffled order), then in step (added in row order), then
+/// out of step again: on the hybrid backend the look-ups drop their position hint after a
+/// run of misses and try it again now and then, which must never change an answer.
+pub fn joins_read_the_right_values_in_and_out_of_step<S: Storage>() {
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    struct Cold(u32);
+    impl Component for Cold {
+        const STORAGE: StorageKind = StorageKind::Sparse;
+    }
+    let n = size(1_200, 300);
+    let mut world = World::<S>::new();
+    let entities: Vec<Entity> = (0..n as u32).map(|i| world.spawn((A(i),))).collect();
+    let mut rng = crate::rng::Rng::new(0x1A7E_u64);
+    let third = n / 3;
+    let mut order: Vec<usize> = (0..third).collect();
+    for i in (1..order.len()).rev() {
+        order.swap(i, rng.below(i + 1));
+    }
+    order.extend(third..2 * third);
+    let mut tail: Vec<usize> = (2 * third..n).collect();
+    for i in (1..tail.len()).rev() {
+        tail.swap(i, rng.below(i + 1));
+    }
+    order.extend(tail);
+    for &i in &order {
+        world.insert(entities[i], Cold(i as u32 * 7)).unwrap();
+    }
+    let mut seen = 0;
+    world.query::<(&A, &Cold)>().for_each(|(a, c)| {
+        assert_eq!(c.0, a.0 * 7);
+        seen += 1;
+    });
+    assert_eq!(seen, n);
+    let mut stepped = 0;
+    for (e, a, c) in world.query::<(Entity, &A, &Cold)>() {
+        assert_eq!(c.0, a.0 * 7);
+        assert_eq!(entities[a.0 as usize], e);
+        stepped += 1;
+    }
+    assert_eq!(stepped, n);
+    // Every other value gone: hints miss and hit by turns.
+    for &e in entities.iter().step_by(2) {
+        world.remove::<Cold>(e).unwrap();
+    }
+    let mut halves = 0;
+    world.query::<(&mut A, Option<&Cold>)>().for_each(|(a, c)| {
+        assert_eq!(c.map(|c| c.0), (a.0 % 2 == 1).then_some(a.0 * 7));
+        halves += 1;
+    });
+    assert_eq!(halves, n);
+}
+
 /// `(&A, &B)` of `e` by plain `World::get`s, for the layout check above.
 fn state_get<S: Storage>(world: &World<S>, e: Entity) -> Option<(Entity, &A, &B)> {
     Some((e, world.get::<A>(e)?, world.get::<B>(e)?))
