@@ -249,7 +249,22 @@ impl BlobVec {
         init: impl FnOnce(NonNull<u8>) -> Result<(), E>,
     ) -> Result<(), E> {
         self.reserve(1);
-        // SAFETY: `reserve` made slot `len` writable.
+        // SAFETY: `reserve` made room for one more item; `init` as the caller promises.
+        unsafe { self.push_with_unchecked(init) }
+    }
+
+    /// [`BlobVec::push_with`] into room already reserved: a loop that reserved for all its
+    /// items once checks no capacity per item.
+    ///
+    /// # Safety
+    /// As for [`BlobVec::push_with`], and `len() < capacity()`.
+    #[inline(always)]
+    pub unsafe fn push_with_unchecked<E>(
+        &mut self,
+        init: impl FnOnce(NonNull<u8>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        debug_assert!(self.len < self.capacity());
+        // SAFETY: slot `len` is below the capacity (caller), so writable.
         let slot = unsafe { self.get_unchecked(self.len) };
         init(slot)?;
         self.len += 1;

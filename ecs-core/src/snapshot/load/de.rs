@@ -630,8 +630,8 @@ impl<'de, L: Entries, T: Component + DeserializeOwned> Visitor<'de>
             };
             // SAFETY: the buffer holds `T`s (made from `T`'s layout and drop), and a
             // component is `Send + Sync`; `write` answers `Ok` only once `InPlace` wrote a
-            // `T` into the slot.
-            unsafe { values.push_with(write)? };
+            // `T` into the slot; room for `expected` values was reserved.
+            unsafe { values.push_with_unchecked(write)? };
         }
         let extra = ctx.within(seq.next_element::<T>(), || Part::Index(self.expected))?;
         if extra.is_some() {
