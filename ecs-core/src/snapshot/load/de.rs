@@ -646,6 +646,12 @@ impl<'de, L: Entries, T: Component + DeserializeOwned> Visitor<'de>
 
 /// Decodes one `T` straight into an uninitialised slot (answering `()`), so a column's
 /// values are not carried through an `Option<T>` on the way into the buffer.
+///
+/// # Invariant
+/// The pointer is writable, aligned room for one `T`, uninitialised or holding nothing that
+/// needs dropping, which nothing else reads or writes until the seed has run: the slot
+/// after a buffer's last item, from [`BlobVec::push_with_unchecked`]. On success the seed
+/// leaves an initialised `T` there; on error, nothing.
 struct InPlace<T>(NonNull<T>, PhantomData<fn() -> T>);
 
 impl<'de, T: DeserializeOwned> DeserializeSeed<'de> for InPlace<T> {
@@ -653,7 +659,8 @@ impl<'de, T: DeserializeOwned> DeserializeSeed<'de> for InPlace<T> {
     #[inline]
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         let value = T::deserialize(deserializer)?;
-        // SAFETY: the slot is writable room for one `T` (`BlobVec::push_with`), unused.
+        // SAFETY: the slot is writable room for one `T` that nothing else uses (type
+        // invariant); writing does not drop what was there, which was nothing.
         unsafe { self.0.as_ptr().write(value) };
         Ok(())
     }
