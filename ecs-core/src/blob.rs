@@ -237,8 +237,9 @@ impl BlobVec {
 
     /// Builds one item in place with `init`, which is given the uninitialised slot after the
     /// last item and must initialise it fully when it answers `Ok`; on `Err` the slot is not
-    /// counted (so nothing is dropped or leaked). A loader decodes a value straight into the
-    /// array this way, with no temporary.
+    /// counted, so `init` drops anything it wrote there before answering `Err` (or it
+    /// leaks). A loader decodes a value straight into the array this way, with no
+    /// temporary.
     ///
     /// # Safety
     /// On `Ok`, `init` has written a valid value of this array's component into the slot,

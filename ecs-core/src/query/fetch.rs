@@ -158,11 +158,11 @@ pub unsafe trait ReadOnlyQueryData: QueryData {}
 /// [`SparseLookup::lookup_hinted`]): while rows and values run in step it makes each
 /// look-up one comparison.
 ///
-/// `misses` counts the look-ups in a row whose hint missed. After [`RESYNC_MISSES`] of
-/// them the slot looks values up without a hint, trying one only every [`RESYNC_EVERY`]
-/// rows: a hint waits for the previous look-up's answer, so through a set whose order
-/// follows no table (the hybrid's unaligned joins) hinting chains every row's cache misses
-/// behind the last row's.
+/// `misses` counts the hints that missed since the last one that hit (a look-up that finds
+/// nothing leaves it as it is). From [`RESYNC_MISSES`] on it counts every look-up, made
+/// without a hint but for one every [`RESYNC_EVERY`] rows: a hint waits for the previous
+/// look-up's answer, so through a set whose order follows no table (the hybrid's unaligned
+/// joins) hinting chains every row's cache misses behind the last row's.
 pub struct ColumnFetch<'w, S: Storage + 'w> {
     dense: *mut u8,
     sparse: Option<&'w S::Lookup>,
@@ -368,7 +368,11 @@ macro_rules! component_fetch {
     ) => {
         // SAFETY: records its one component as read or write; `fetch_row` touches only the
         // given row's value, `fetch_entity` only the entity's; the fetch holds a storage
-        // pointer and a `Sync` look-up.
+        // pointer and a `Sync` look-up. `is_dense_chunk` answers true only when the chunk
+        // gave the slot a dense column or `T` is dense in this backend (whose storage then
+        // answers `Dense` for a required slot and `Dense` or `Absent` for an optional one,
+        // the `Storage` contract's dense types): `fetch_row` then answers `Some` on every row
+        // (the value, or for an optional slot its `Option`), as `fetch_dense_row` does.
         unsafe impl<T: Component> QueryData for $ty {
             type Item<'w> = $item;
             type State = SlotState<T>;
@@ -508,7 +512,8 @@ unsafe impl<T: Component> ReadOnlyQueryData for &T {}
 // SAFETY: as above.
 unsafe impl<T: Component> ReadOnlyQueryData for Option<&T> {}
 
-// SAFETY: touches no component.
+// SAFETY: touches no component; `fetch_row` answers `Some` on every row, so every chunk is
+// dense for it.
 unsafe impl QueryData for Entity {
     type Item<'w> = Entity;
     type State = ();
@@ -558,7 +563,8 @@ unsafe impl ReadOnlyQueryData for Entity {}
 
 macro_rules! tuple_query {
     ($($name:ident $index:tt),*) => {
-        // SAFETY: each part records its own access; rows are forwarded unchanged.
+        // SAFETY: each part records its own access; rows are forwarded unchanged; a chunk is
+        // dense only when it is for every part, so every part's `fetch_row` answers `Some`.
         unsafe impl<$($name: QueryData),*> QueryData for ($($name,)*) {
             type Item<'w> = ($($name::Item<'w>,)*);
             type State = ($($name::State,)*);

@@ -45,6 +45,8 @@ macro_rules! mut_fetch {
         // SAFETY: records its one component as written; `fetch_row` touches only the given
         // row's value and `fetch_entity` only the entity's; the fetch holds a storage pointer,
         // a `Sync` look-up and a shared reference to the (`Sync`) change log.
+        // `is_dense_chunk` is the column's `is_dense`, as for `&mut T`: `fetch_row` then
+        // answers `Some` on every row.
         unsafe impl<'a, T: Component> QueryData for $ty {
             type Item<'w> = $item;
             type State = SlotState<T>;

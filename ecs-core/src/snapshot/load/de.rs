@@ -619,18 +619,30 @@ impl<'de, L: Entries, T: Component + DeserializeOwned> Visitor<'de>
         values.reserve_exact(self.expected);
         for i in 0..self.expected {
             let write = |slot: NonNull<u8>| {
-                let seed = InPlace::<T>(slot.cast(), PhantomData);
-                match ctx.within(seq.next_element_seed(seed), || Part::Index(i))? {
-                    Some(()) => Ok(()),
-                    None => Err(ctx.fail(SnapshotErrorKind::ValueCount {
+                let slot = slot.cast::<T>();
+                let mut written = false;
+                // SAFETY: `slot` is the room after the buffer's last item, which nothing
+                // else touches while `push_with_unchecked` runs this closure.
+                let seed = unsafe { InPlace::new(slot, &mut written) };
+                let read = ctx.within(seq.next_element_seed(seed), || Part::Index(i));
+                if written && !matches!(read, Ok(Some(()))) {
+                    // SAFETY: the seed wrote a `T` into the slot, and the format failed after
+                    // it; the slot is not counted, so the value is dropped here, once.
+                    unsafe { std::ptr::drop_in_place(slot.as_ptr()) };
+                }
+                match read {
+                    Ok(Some(())) if written => Ok(()),
+                    Ok(_) => Err(ctx.fail(SnapshotErrorKind::ValueCount {
                         rows: self.expected,
                         values: i,
                     })),
+                    Err(e) => Err(e),
                 }
             };
             // SAFETY: the buffer holds `T`s (made from `T`'s layout and drop), and a
-            // component is `Send + Sync`; `write` answers `Ok` only once `InPlace` wrote a
-            // `T` into the slot; room for `expected` values was reserved.
+            // component is `Send + Sync`; `write` answers `Ok` only once the seed wrote a
+            // `T` into the slot, and leaves nothing there on `Err`; room for `expected`
+            // values was reserved.
             unsafe { values.push_with_unchecked(write)? };
         }
         let extra = ctx.within(seq.next_element::<T>(), || Part::Index(self.expected))?;
@@ -647,21 +659,39 @@ impl<'de, L: Entries, T: Component + DeserializeOwned> Visitor<'de>
 /// Decodes one `T` straight into an uninitialised slot (answering `()`), so a column's
 /// values are not carried through an `Option<T>` on the way into the buffer.
 ///
+/// `written` tells the caller whether the seed wrote a value, so that a format failing
+/// after the value (a separator, say) does not leak it.
+///
 /// # Invariant
-/// The pointer is writable, aligned room for one `T`, uninitialised or holding nothing that
+/// `slot` is writable, aligned room for one `T`, uninitialised or holding nothing that
 /// needs dropping, which nothing else reads or writes until the seed has run: the slot
 /// after a buffer's last item, from [`BlobVec::push_with_unchecked`]. On success the seed
-/// leaves an initialised `T` there; on error, nothing.
-struct InPlace<T>(NonNull<T>, PhantomData<fn() -> T>);
+/// leaves an initialised `T` there and sets `written`; on error, nothing.
+struct InPlace<'w, T> {
+    slot: NonNull<T>,
+    written: &'w mut bool,
+}
 
-impl<'de, T: DeserializeOwned> DeserializeSeed<'de> for InPlace<T> {
+impl<'w, T> InPlace<'w, T> {
+    /// A seed writing into `slot`.
+    ///
+    /// # Safety
+    /// `slot` as the type's invariant says.
+    #[inline]
+    unsafe fn new(slot: NonNull<T>, written: &'w mut bool) -> Self {
+        InPlace { slot, written }
+    }
+}
+
+impl<'de, T: DeserializeOwned> DeserializeSeed<'de> for InPlace<'_, T> {
     type Value = ();
     #[inline]
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         let value = T::deserialize(deserializer)?;
         // SAFETY: the slot is writable room for one `T` that nothing else uses (type
         // invariant); writing does not drop what was there, which was nothing.
-        unsafe { self.0.as_ptr().write(value) };
+        unsafe { self.slot.as_ptr().write(value) };
+        *self.written = true;
         Ok(())
     }
 }
@@ -871,5 +901,75 @@ impl<'de, F: Fields<'de>> TypedVisitor for ReadResource<'_, 'de, F> {
     fn resource<R: Resource + Serialize + DeserializeOwned>(self) -> Self::Output {
         let value: R = self.fields.next("value", PhantomData)?;
         Ok(Box::new(value))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicIsize, Ordering::SeqCst};
+
+    use serde::de::value::{Error as ValueError, U32Deserializer};
+
+    use super::*;
+
+    /// Values of [`Counted`] alive.
+    static LIVE: AtomicIsize = AtomicIsize::new(0);
+
+    /// A component that counts its live values.
+    struct Counted;
+    impl Component for Counted {}
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            LIVE.fetch_sub(1, SeqCst);
+        }
+    }
+    impl<'de> Deserialize<'de> for Counted {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            u32::deserialize(deserializer)?;
+            LIVE.fetch_add(1, SeqCst);
+            Ok(Counted)
+        }
+    }
+
+    /// A list whose element `fail_at` decodes and then fails, as a format does when what
+    /// follows a value is broken.
+    struct FailsAfterValue {
+        next: u32,
+        fail_at: u32,
+    }
+
+    impl<'de> SeqAccess<'de> for FailsAfterValue {
+        type Error = ValueError;
+        fn next_element_seed<Sd: DeserializeSeed<'de>>(
+            &mut self,
+            seed: Sd,
+        ) -> Result<Option<Sd::Value>, ValueError> {
+            let i = self.next;
+            self.next += 1;
+            let value = seed.deserialize(U32Deserializer::<ValueError>::new(i))?;
+            if i == self.fail_at {
+                return Err(de::Error::custom("broken after the value"));
+            }
+            Ok(Some(value))
+        }
+    }
+
+    #[test]
+    fn a_value_the_format_fails_after_is_dropped_once() {
+        let registry = SnapshotRegistry::new();
+        let ctx = Ctx::new(&registry);
+        let seed = TypedValuesSeed::<_, Counted> {
+            ctx: &ctx,
+            expected: 5,
+            _type: PhantomData,
+        };
+        let err = seed
+            .visit_seq(FailsAfterValue {
+                next: 0,
+                fail_at: 2,
+            })
+            .expect_err("the list fails");
+        assert!(err.to_string().contains("broken after the value"), "{err}");
+        assert_eq!(LIVE.load(SeqCst), 0, "every decoded value dropped, once");
     }
 }
