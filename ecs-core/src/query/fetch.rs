@@ -159,8 +159,8 @@ pub unsafe trait ReadOnlyQueryData: QueryData {}
 /// look-up one comparison.
 ///
 /// `misses` counts the hints that missed since the last one that hit (a look-up that finds
-/// nothing leaves it as it is). From [`RESYNC_MISSES`] on it counts every look-up, made
-/// without a hint but for one every [`RESYNC_EVERY`] rows: a hint waits for the previous
+/// nothing leaves it as it is). From `RESYNC_MISSES` (8) on it counts every look-up, made
+/// without a hint but for one every `RESYNC_EVERY` (64) rows: a hint waits for the previous
 /// look-up's answer, so through a set whose order follows no table (the hybrid's unaligned
 /// joins) hinting chains every row's cache misses behind the last row's.
 pub struct ColumnFetch<'w, S: Storage + 'w> {
