@@ -233,9 +233,9 @@ impl<'w, S: Storage + 'w> ColumnFetch<'w, S> {
             );
             // SAFETY: `dense` is not null: either tested just now, or `is_dense::<T>()` holds,
             // and then the storage answers neither `Absent` nor `Sparse` for a required slot
-            // of `T` (the `Storage` contract), so `new` kept the chunk's `Dense` base. A
-            // `Dense` column holds the chunk's rows' `T`s and `row` is in bounds (caller).
-            return Some(unsafe { NonNull::new_unchecked(self.dense.cast::<T>().add(row)) });
+            // of `T` (the `Storage` contract), so `new` kept the chunk's `Dense` base of `T`s;
+            // `row` is in bounds (caller).
+            return Some(unsafe { self.dense_at(row) });
         }
         self.lookup(row, entity)
     }
@@ -251,9 +251,9 @@ impl<'w, S: Storage + 'w> ColumnFetch<'w, S> {
         entity: Entity,
     ) -> Option<NonNull<T>> {
         if !self.dense.is_null() {
-            // SAFETY: `dense` was tested; a `Dense` column holds the chunk's rows' `T`s, and
-            // `row` is in bounds (caller).
-            return Some(unsafe { NonNull::new_unchecked(self.dense.cast::<T>().add(row)) });
+            // SAFETY: `dense` was tested, and is the chunk's `Dense` base of `T`s; `row` is in
+            // bounds (caller).
+            return Some(unsafe { self.dense_at(row) });
         }
         if S::is_dense::<T>() {
             return None;
@@ -278,9 +278,9 @@ impl<'w, S: Storage + 'w> ColumnFetch<'w, S> {
     pub unsafe fn dense_required<T: Component>(&self, row: usize) -> Option<NonNull<T>> {
         debug_assert!(!self.dense.is_null(), "no dense column for a required slot");
         // SAFETY: `is_dense` held: the column is not null, or `is_dense::<T>()` holds and the
-        // storage answers `Dense` for a required slot of `T` (the `Storage` contract). A
-        // `Dense` column holds the chunk's rows' `T`s and `row` is in bounds (caller).
-        Some(unsafe { NonNull::new_unchecked(self.dense.cast::<T>().add(row)) })
+        // storage answers `Dense` for a required slot of `T` (the `Storage` contract), so
+        // `dense` is the chunk's base of `T`s; `row` is in bounds (caller).
+        Some(unsafe { self.dense_at(row) })
     }
 
     /// Pointer to the row's `T` for an *optional* slot of a dense chunk (`None` when the
@@ -294,9 +294,22 @@ impl<'w, S: Storage + 'w> ColumnFetch<'w, S> {
             // `is_dense` held with no column: `T` is dense in this backend, so absent.
             return None;
         }
-        // SAFETY: a `Dense` column holds the chunk's rows' `T`s and `row` is in bounds
-        // (caller).
-        Some(unsafe { NonNull::new_unchecked(self.dense.cast::<T>().add(row)) })
+        // SAFETY: `dense` was tested, and is the chunk's `Dense` base of `T`s; `row` is in
+        // bounds (caller).
+        Some(unsafe { self.dense_at(row) })
+    }
+
+    /// Pointer to row `row` of the dense column: the one place the four dense paths above
+    /// turn a base and a row into a pointer.
+    ///
+    /// # Safety
+    /// `dense` is not null and is the base of the chunk's `Dense` column of `T`s (what
+    /// [`ColumnFetch::new`] kept from `ColumnAccess::Dense`); `row` is within the chunk.
+    #[inline(always)]
+    unsafe fn dense_at<T: Component>(&self, row: usize) -> NonNull<T> {
+        // SAFETY: `row` is within the column's rows (caller), so the offset stays inside its
+        // allocation, and a pointer into a non-null allocation is not null.
+        unsafe { NonNull::new_unchecked(self.dense.cast::<T>().add(row)) }
     }
 
     /// Whether the row has the component (for filters); `dense_answer` is what a dense column
