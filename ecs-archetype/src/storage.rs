@@ -17,7 +17,7 @@ use ecs_core::bundle::{Bundle, BundleInfo};
 use ecs_core::component::{Component, ComponentId, Components};
 use ecs_core::entity::Entity;
 use ecs_core::layout::StorageLayout;
-use ecs_core::storage::{ColumnValues, NoLookup, QueryDescriptor, Storage};
+use ecs_core::storage::{ColumnValues, EntityPlace, NoLookup, QueryDescriptor, Storage};
 
 use crate::archetypes::Archetypes;
 use crate::bundle_cache::BundleCache;
@@ -244,6 +244,17 @@ unsafe impl Storage for ArchetypeStorage {
     #[inline]
     fn get_ptr(&self, entity: Entity, component: ComponentId) -> Option<NonNull<u8>> {
         self.archetypes.get_ptr(entity, component)
+    }
+
+    /// The row's typed read ([`EntityPlace::ptr_of`]): the value's offset from the row
+    /// alone, with `T`'s size known.
+    #[inline]
+    fn get_ptr_of<T: Component>(
+        &self,
+        entity: Entity,
+        component: ComponentId,
+    ) -> Option<NonNull<u8>> {
+        self.archetypes.place(entity)?.ptr_of::<T>(component)
     }
 
     #[inline]

@@ -27,7 +27,7 @@
 use std::ptr::NonNull;
 
 use ecs_core::blob::BlobVec;
-use ecs_core::component::{ComponentId, Components};
+use ecs_core::component::{Component, ComponentId, Components};
 use ecs_core::entity::Entity;
 use ecs_core::layout::{ComponentBytes, StorageUnit, UnitKind};
 use ecs_core::storage::{ColumnValues, EntityPlace};
@@ -574,6 +574,22 @@ impl EntityPlace for TableRow<'_> {
                 .get_unchecked(column)
                 .get_unchecked(self.row)
         })
+    }
+
+    /// `ptr` with `T`'s size as the stride, so the value's address is the row (known from
+    /// the record) times a constant: it does not wait for a load of the column's item size
+    /// and a multiplication, the last two steps from an entity to its value on every typed
+    /// `get` and hierarchy step.
+    ///
+    /// The address is computed with wrapping arithmetic: exact for `component` = `T`'s id
+    /// (the method's contract, under which `T`'s size is the column's stride and the row is
+    /// in bounds), and for any other id merely wrong, never undefined to compute.
+    #[inline]
+    fn ptr_of<T: Component>(&self, component: ComponentId) -> Option<NonNull<u8>> {
+        let column = self.table.column_index(component)?;
+        // SAFETY: `column_index` answers only columns in range.
+        let base = unsafe { self.table.columns.get_unchecked(column) }.base_ptr();
+        NonNull::new(base.as_ptr().cast::<T>().wrapping_add(self.row).cast())
     }
 }
 

@@ -112,8 +112,10 @@ pub trait EntityPlace: Copy {
 
     /// [`EntityPlace::ptr`] for `component` = `T`'s id: the same answer, for a backend that
     /// can tell where `T` is kept from the type alone (`T::STORAGE`, as
-    /// [`Storage::is_dense`] does) and so skip looking up where `component` is kept. Typed
-    /// queries and [`EntityRef::get`](crate::EntityRef::get) read through this.
+    /// [`Storage::is_dense`] does) and so skip looking up where `component` is kept, or
+    /// that can use `T`'s size as the stride. Typed queries and
+    /// [`EntityRef::get`](crate::EntityRef::get) read through this. For a `component` that
+    /// is not `T`'s id the answer is unspecified (the crate passes only `T`'s id).
     #[inline]
     fn ptr_of<T: Component>(&self, component: ComponentId) -> Option<NonNull<u8>> {
         self.ptr(component)

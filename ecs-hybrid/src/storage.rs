@@ -93,7 +93,7 @@ impl EntityPlace for HybridPlace<'_> {
     #[inline]
     fn ptr_of<T: Component>(&self, component: ComponentId) -> Option<NonNull<u8>> {
         match T::STORAGE {
-            StorageKind::Table => self.row.ptr(component),
+            StorageKind::Table => self.row.ptr_of::<T>(component),
             StorageKind::Sparse => self.storage.sparse.get_ptr(self.entity, component),
         }
     }
@@ -621,7 +621,7 @@ unsafe impl Storage for HybridStorage {
         component: ComponentId,
     ) -> Option<NonNull<u8>> {
         match T::STORAGE {
-            StorageKind::Table => self.tables.get_ptr(entity, component),
+            StorageKind::Table => self.tables.get_ptr_of::<T>(entity, component),
             StorageKind::Sparse => self.sparse.get_ptr(entity, component),
         }
     }

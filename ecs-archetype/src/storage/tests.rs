@@ -712,6 +712,44 @@ fn place_reads_what_get_ptr_reads() {
 }
 
 #[test]
+fn typed_place_reads_agree_with_untyped_on_every_row() {
+    use ecs_core::storage::{EntityPlace, Storage};
+    // Columns of 4, 8, 24 and 0 bytes in one table, several rows each: a stride taken from
+    // the wrong size lands on another row's value.
+    let mut world = ArchWorld::new();
+    let entities: Vec<_> = (0..5)
+        .map(|i| world.spawn((A(i), B(u64::from(i) * 10), C(format!("c{i}")), Marker)))
+        .collect();
+    let (a, b, c, m) = (
+        world.register_component::<A>(),
+        world.register_component::<B>(),
+        world.register_component::<C>(),
+        world.register_component::<Marker>(),
+    );
+    let storage = world.storage();
+    for (i, &e) in entities.iter().enumerate() {
+        let place = storage.place(e).expect("a row");
+        assert_eq!(place.ptr_of::<A>(a), place.ptr(a), "row {i}");
+        assert_eq!(place.ptr_of::<B>(b), place.ptr(b), "row {i}");
+        assert_eq!(place.ptr_of::<C>(c), place.ptr(c), "row {i}");
+        assert_eq!(place.ptr_of::<Marker>(m), place.ptr(m), "row {i}");
+        assert_eq!(
+            storage.get_ptr_of::<B>(e, b),
+            storage.get_ptr(e, b),
+            "row {i}"
+        );
+        // SAFETY: `b` is B's id and the entity has a B.
+        let value = unsafe { place.ptr_of::<B>(b).unwrap().cast::<B>().as_ref() };
+        assert_eq!(value.0, i as u64 * 10);
+    }
+    // A component the table lacks answers `None` on the typed path too.
+    let only_a = world.spawn((A(9),));
+    let storage = world.storage();
+    assert_eq!(storage.place(only_a).unwrap().ptr_of::<B>(b), None);
+    assert_eq!(storage.get_ptr_of::<B>(only_a, b), None);
+}
+
+#[test]
 fn table_row_rejects_rows_past_the_end() {
     let mut world = ArchWorld::new();
     let e = world.spawn((A(1),));
