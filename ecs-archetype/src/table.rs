@@ -591,6 +591,14 @@ impl EntityPlace for TableRow<'_> {
         let base = unsafe { self.table.columns.get_unchecked(column) }.base_ptr();
         NonNull::new(base.as_ptr().cast::<T>().wrapping_add(self.row).cast())
     }
+
+    /// The table (its address: no load) and the row. Every place of one table reads a
+    /// component from that table's one column at its own row, and a table lacking the
+    /// component answers `None` for all its places (the `Storage` contract's "Rows").
+    #[inline]
+    fn chunk_row(&self) -> Option<(usize, usize)> {
+        Some((std::ptr::from_ref(self.table) as usize, self.row))
+    }
 }
 
 impl std::fmt::Debug for Table {

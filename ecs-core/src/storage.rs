@@ -120,6 +120,17 @@ pub trait EntityPlace: Copy {
     fn ptr_of<T: Component>(&self, component: ComponentId) -> Option<NonNull<u8>> {
         self.ptr(component)
     }
+
+    /// The place's chunk (a key) and row in it, for a backend that keeps each dense type's
+    /// values of a chunk in one array indexed by row (the `Storage` contract's "Rows"): a
+    /// walk reading the same components of entity after entity (the hierarchy's
+    /// [`Descendants`](crate::hierarchy::Descendants)) then resolves each chunk's arrays
+    /// once and reads the next entity of that chunk by its row alone. The default answers
+    /// `None`: every read goes through `ptr_of`.
+    #[inline]
+    fn chunk_row(&self) -> Option<(usize, usize)> {
+        None
+    }
 }
 
 /// The [`EntityPlace`] of a backend that keeps no per-entity record: each read is a
@@ -237,7 +248,12 @@ impl QueryDescriptor {
 ///   `alive`).
 /// * **Places.** `place(e)` answers `None` only for an entity the storage does not hold, and
 ///   otherwise a place whose `ptr(c)` is what `get_ptr(e, c)` answers, for every `c` and
-///   for stale handles too, while the borrow lasts.
+///   for stale handles too, while the borrow lasts; `ptr_of::<T>(c)` answers the same for
+///   `c` = `T`'s id.
+/// * **Rows.** If two places found in one borrow answer `chunk_row()` with `Some((k, r1))`
+///   and `Some((k, r2))`, then for every `T` with `is_dense::<T>()` and `c` = `T`'s id,
+///   `ptr_of::<T>(c)` is `None` on both, or `Some(p1)` and `Some(p2)` with `p2` being `p1`
+///   moved by `r2 - r1` values of `T` (one array of `T`s per key).
 /// * **Keys.** If `entity_row(e)` is `Some((k, r))`, the storage holds `e`, and every chunk of
 ///   `query_chunks` (any descriptor, same borrow) whose `chunk_key` is `Some(k)` has `e` at
 ///   row `r` (`r < entities().len()`), with its values at row `r` of each `Dense` column.

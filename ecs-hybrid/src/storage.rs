@@ -97,6 +97,13 @@ impl EntityPlace for HybridPlace<'_> {
             StorageKind::Sparse => self.storage.sparse.get_ptr(self.entity, component),
         }
     }
+
+    /// The table row's: the types the "Rows" promise covers (`is_dense`, table kind) are
+    /// read from the row exactly as the table backend reads them.
+    #[inline]
+    fn chunk_row(&self) -> Option<(usize, usize)> {
+        self.row.chunk_row()
+    }
 }
 
 impl HybridStorage {

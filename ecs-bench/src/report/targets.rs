@@ -353,9 +353,10 @@ const HYBRID_VS_BEVY_SPARSE_B: [Target; 16] = per_workload(
      97 % of the run in the same `heavy_body`, so no storage can reach 0.7x there. On \
      relationship_traversal both read the links and `Data` from table rows; the hybrid's \
      walk keeps no stack for most trees (next siblings of its last 32 levels in the \
-     iterator), and each visit still finds the row, then the column of each component it \
-     reads: about 10 ns an entity, where the sparse backend, one dependent load fewer per \
-     read, takes about 7.",
+     iterator) and reads an entity's links from the link columns of the table it read last \
+     when the entity is in that table too, so a step is the entity's record, then its \
+     links: about 7.3 ns an entity, as on the sparse backend, where finding the columns \
+     through the table's column map at every step took about 10.",
 );
 
 /// The hybrid's joins of table components with the sparse `B` (seed 003's many-archetype

@@ -94,7 +94,9 @@ impl<S: Storage> World<S> {
     /// descendants, then the next child. Siblings come in the order they were added. The
     /// walk allocates nothing: it remembers the next siblings of the last few levels it
     /// went down in a small fixed buffer, and only below that depth (when the buffer has
-    /// dropped a level) climbs back up through the parent links to find its way on.
+    /// dropped a level) climbs back up through the parent links to find its way on. On a
+    /// table backend it also remembers where the links of the table it read last are, so
+    /// an entity in the same table as the one before costs its record and its links only.
     ///
     /// # Errors
     /// [`EcsError::NoSuchEntity`] for a stale handle.
@@ -118,18 +120,53 @@ impl<S: Storage> World<S> {
             root: entity,
             next,
             pending: Pending::new(entity),
+            rows: LinkRows::empty(),
         })
     }
 
     /// Both links of `entity` after one storage look-up: its first child and its `ChildOf`.
+    /// `rows` remembers the last chunk's link arrays (see [`LinkRows`]), so an entity in
+    /// the same chunk as the one before is read by its row alone.
     #[inline]
-    fn links_at(&self, ids: LinkIds, entity: Entity) -> (Option<Entity>, Option<Link>) {
+    fn links_at(
+        &self,
+        ids: LinkIds,
+        entity: Entity,
+        rows: &mut LinkRows,
+    ) -> (Option<Entity>, Option<Link>) {
         let Some(place) = self.storage().place(entity) else {
             return (None, None);
         };
+        let keyed = if S::is_dense::<Children>() && S::is_dense::<ChildOf>() {
+            place.chunk_row()
+        } else {
+            None
+        };
+        let Some((key, row)) = keyed else {
+            return Self::links_in(ids, &place);
+        };
+        if rows.key != Some(key) {
+            *rows = LinkRows::of(ids, &place, key, row);
+        }
+        // SAFETY: `rows` was filled from a place of this walk's borrow with key `key`, so by
+        // its invariant these are `place`'s `ptr_of` answers: the entity's initialised
+        // `Children` / `ChildOf`, valid while the walk's `&World` lasts; each read once.
+        let first = rows
+            .children
+            .map(|base| unsafe { &*base.wrapping_add(row) }.first);
+        // SAFETY: as above.
+        let link = rows
+            .child_of
+            .map(|base| Link::of(unsafe { &*base.wrapping_add(row) }));
+        (first, link)
+    }
+
+    /// Both links read through `place`.
+    #[inline]
+    fn links_in(ids: LinkIds, place: &S::Place<'_>) -> (Option<Entity>, Option<Link>) {
         // SAFETY: the place's pointers are the storage's pointers to the entity's
         // initialised `Children` / `ChildOf` (components `ids.children` / `ids.child_of`),
-        // valid while `&self` lasts; each is read once, here.
+        // valid while the storage's borrow lasts; each is read once, here.
         let first = place
             .ptr_of::<Children>(ids.children)
             .map(|p| unsafe { p.cast::<Children>().as_ref() }.first);
@@ -138,6 +175,62 @@ impl<S: Storage> World<S> {
             .ptr_of::<ChildOf>(ids.child_of)
             .map(|p| Link::of(unsafe { p.cast::<ChildOf>().as_ref() }));
         (first, link)
+    }
+}
+
+/// The link arrays of the chunk [`Descendants`] read last: its key
+/// ([`EntityPlace::chunk_row`]) and where row 0's `Children` and `ChildOf` would be, so that
+/// row `r`'s are `r` values further (`None`: the chunk lacks that component).
+///
+/// A walk's entities mostly share a few tables (leaves, inner nodes), and reading an entity
+/// through its chunk's remembered arrays skips the table's column look-ups: the step from
+/// one entity to the next becomes its record, then its links.
+///
+/// # Invariant
+/// While `key` is `Some(k)`, for every place of the walk's borrow of the world answering
+/// `chunk_row() == Some((k, r))`, `children.map(|b| b.wrapping_add(r))` is its
+/// `ptr_of::<Children>(ids.children)` and `child_of.map(..)` likewise for `ChildOf`. It holds
+/// because both are computed from such a place (the `Storage` contract's "Rows" promise,
+/// which covers them as `is_dense` in the storage, checked before filling), and the walk
+/// holds the world shared, so no column moves while it lasts.
+struct LinkRows {
+    key: Option<usize>,
+    children: Option<*const Children>,
+    child_of: Option<*const ChildOf>,
+}
+
+// SAFETY: the pointers only read `Children` / `ChildOf` values (both `Send + Sync`) of the
+// world the walk borrows shared; moving or sharing them with the walk is what moving or
+// sharing the walk's `&World` already allows, so they keep `Descendants` as `Send` and
+// `Sync` as it was without them.
+unsafe impl Send for LinkRows {}
+// SAFETY: as above.
+unsafe impl Sync for LinkRows {}
+
+impl LinkRows {
+    /// Remembers nothing.
+    fn empty() -> LinkRows {
+        LinkRows {
+            key: None,
+            children: None,
+            child_of: None,
+        }
+    }
+
+    /// The arrays of the chunk `place` is in, at `key` and `row`. Only for a storage where
+    /// both link types are `is_dense` (the invariant's condition).
+    #[inline]
+    fn of<P: EntityPlace>(ids: LinkIds, place: &P, key: usize, row: usize) -> LinkRows {
+        // Wrapping: the result is row 0 of the same array, but is computed without a claim.
+        LinkRows {
+            key: Some(key),
+            children: place
+                .ptr_of::<Children>(ids.children)
+                .map(|p| p.as_ptr().cast::<Children>().cast_const().wrapping_sub(row)),
+            child_of: place
+                .ptr_of::<ChildOf>(ids.child_of)
+                .map(|p| p.as_ptr().cast::<ChildOf>().cast_const().wrapping_sub(row)),
+        }
     }
 }
 
@@ -201,6 +294,8 @@ pub struct Descendants<'w, S: Storage> {
     next: Option<Entity>,
     /// The next siblings of the entities the walk went down into, nearest last.
     pending: Pending,
+    /// The link arrays of the chunk read last.
+    rows: LinkRows,
 }
 
 impl<S: Storage> Iterator for Descendants<'_, S> {
@@ -210,7 +305,7 @@ impl<S: Storage> Iterator for Descendants<'_, S> {
     fn next(&mut self) -> Option<Entity> {
         let at = self.next?;
         let ids = self.ids?;
-        let (first_child, link) = self.world.links_at(ids, at);
+        let (first_child, link) = self.world.links_at(ids, at, &mut self.rows);
         let sibling = link.and_then(|l| l.next).filter(|_| at != self.root);
         self.next = match first_child {
             Some(child) => {

@@ -9,7 +9,7 @@ use ecs_core::commands::{CommandQueue, Commands};
 use ecs_core::hierarchy::{ChildOf, Children};
 use ecs_core::{Added, Changed, EcsError, Entity, Storage, With, Without, World};
 
-use crate::components::{size, Bomb, Ledger, Tracked, A};
+use crate::components::{size, Bomb, Ledger, Tag, Tracked, A, B, D};
 use crate::rng::Rng;
 
 /// Every live entity, through a query that matches all of them.
@@ -332,6 +332,54 @@ pub fn deep_descendants_match_model<S: Storage>() {
     }
     assert!(world.descendants(root).unwrap().count() > 2 * (spine.len() - 1));
     model.compare(&world, spine.iter().copied());
+}
+
+/// Trees whose entities sit in many tables (five component sets, rows moved by reparenting
+/// and despawns), walked after every few changes: a walk reads an entity through the link
+/// arrays of the table it read last when the entity is in that table too, so walks that
+/// switch tables at every step, stay in one, or come back to one must all agree with the
+/// model.
+pub fn descendants_across_tables_match_model<S: Storage>() {
+    let mut rng = Rng::new(0x007A_B1E5);
+    let mut world = World::<S>::new();
+    let mut model = Links::default();
+    let mut all: Vec<Entity> = (0..4)
+        .map(|i| {
+            let e = world.spawn(A(i));
+            model.nodes.insert(e, Node::default());
+            e
+        })
+        .collect();
+    let steps = size(600, 60) as u32;
+    for step in 0..steps {
+        let parent = all[rng.below(all.len())];
+        let child = match step % 5 {
+            0 => world.spawn_child(parent, A(step)),
+            1 => world.spawn_child(parent, (A(step), B(step.to_string()))),
+            2 => world.spawn_child(parent, (D([step as u8; 3]),)),
+            3 => world.spawn_child(parent, (Tag,)),
+            _ => world.spawn_child(parent, ()),
+        }
+        .unwrap();
+        model.nodes.insert(child, Node::default());
+        model.set_parent(child, parent);
+        all.push(child);
+        if step % 7 == 3 {
+            let (e, p) = (all[rng.below(all.len())], all[rng.below(all.len())]);
+            if !model.is_self_or_ancestor(e, p) {
+                world.set_parent(e, p).unwrap();
+                model.set_parent(e, p);
+            }
+        }
+        if step % 11 == 5 && all.len() > 8 {
+            let e = all.swap_remove(4 + rng.below(all.len() - 4));
+            world.despawn(e).unwrap();
+            model.despawn(e);
+        }
+        if step % size(40, 30) as u32 == 0 || step + 1 == steps {
+            model.compare(&world, all.iter().copied());
+        }
+    }
 }
 
 pub fn random_relationship_ops_match_model<S: Storage>() {

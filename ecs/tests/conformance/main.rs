@@ -84,6 +84,7 @@ backends! {
     hierarchy::queries_see_relationships => hierarchy_queries,
     hierarchy::random_relationship_ops_match_model => hierarchy_model,
     hierarchy::deep_descendants_match_model => hierarchy_deep_descendants,
+    hierarchy::descendants_across_tables_match_model => hierarchy_descendants_across_tables,
     hierarchy::panicking_drop_in_recursive_despawn => hierarchy_panicking_drop,
     hierarchy::panicking_drop_on_last_child_of_a_parent => hierarchy_panicking_last_child,
     named::named_instances_insert_get_remove => named_instances,
