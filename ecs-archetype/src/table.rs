@@ -102,7 +102,9 @@ unsafe fn move_paired<'a>(
 ///
 /// # Invariants
 /// * `components` is sorted ascending and free of duplicates; `columns[c]` holds values of
-///   component `components[c]` (created from its registered layout and drop function).
+///   component `components[c]` (created from its registered layout and drop function; for
+///   a Rust type `T` that layout is `Layout::new::<T>()`, so the column's stride is
+///   `size_of::<T>()`, which typed reads rely on).
 /// * Every column has exactly `entities.len()` items: row `i` of every column belongs to
 ///   `entities[i]` (broken only inside the crate-private mutating methods, never across
 ///   a return or an unwind).
@@ -582,8 +584,9 @@ impl EntityPlace for TableRow<'_> {
     /// `get` and hierarchy step.
     ///
     /// The address is computed with wrapping arithmetic: exact for `component` = `T`'s id
-    /// (the method's contract, under which `T`'s size is the column's stride and the row is
-    /// in bounds), and for any other id merely wrong, never undefined to compute.
+    /// (the method's contract, under which `T`'s size is the column's stride, by the table
+    /// invariant on column layouts, and the row is in bounds), and for any other id merely
+    /// wrong, never undefined to compute.
     #[inline]
     fn ptr_of<T: Component>(&self, component: ComponentId) -> Option<NonNull<u8>> {
         let column = self.table.column_index(component)?;
@@ -597,7 +600,7 @@ impl EntityPlace for TableRow<'_> {
     /// component answers `None` for all its places (the `Storage` contract's "Rows").
     #[inline]
     fn chunk_row(&self) -> Option<(usize, usize)> {
-        Some((std::ptr::from_ref(self.table) as usize, self.row))
+        Some((std::ptr::from_ref(self.table).addr(), self.row))
     }
 }
 

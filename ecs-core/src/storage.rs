@@ -250,10 +250,12 @@ impl QueryDescriptor {
 ///   otherwise a place whose `ptr(c)` is what `get_ptr(e, c)` answers, for every `c` and
 ///   for stale handles too, while the borrow lasts; `ptr_of::<T>(c)` answers the same for
 ///   `c` = `T`'s id.
-/// * **Rows.** If two places found in one borrow answer `chunk_row()` with `Some((k, r1))`
-///   and `Some((k, r2))`, then for every `T` with `is_dense::<T>()` and `c` = `T`'s id,
-///   `ptr_of::<T>(c)` is `None` on both, or `Some(p1)` and `Some(p2)` with `p2` being `p1`
-///   moved by `r2 - r1` values of `T` (one array of `T`s per key).
+/// * **Rows.** If two places found through one shared borrow of the storage answer
+///   `chunk_row()` with `Some((k, r1))` and `Some((k, r2))`, then for every `T` with
+///   `is_dense::<T>()` and `c` = `T`'s id, `ptr_of::<T>(c)` is `None` on both, or `Some(p1)`
+///   and `Some(p2)` with `p2 == p1.wrapping_offset(r2 as isize - r1 as isize)` in units of
+///   `T`, both in one allocation (one array of `T`s per key), so a pointer derived from
+///   `p1` may read `p2` while the borrow lasts.
 /// * **Keys.** If `entity_row(e)` is `Some((k, r))`, the storage holds `e`, and every chunk of
 ///   `query_chunks` (any descriptor, same borrow) whose `chunk_key` is `Some(k)` has `e` at
 ///   row `r` (`r < entities().len()`), with its values at row `r` of each `Dense` column.

@@ -750,6 +750,37 @@ fn typed_place_reads_agree_with_untyped_on_every_row() {
 }
 
 #[test]
+fn chunk_rows_name_the_table_and_row() {
+    use ecs_core::storage::{EntityPlace, Storage};
+    let mut world = ArchWorld::new();
+    let a0 = world.spawn((A(0),));
+    let a1 = world.spawn((A(1),));
+    let ab = world.spawn((A(2), B(3)));
+    let empty = world.spawn(());
+    let other_empty = world.spawn(());
+    let a = world.register_component::<A>();
+    let storage = world.storage();
+    let key_row = |e| storage.place(e).unwrap().chunk_row().unwrap();
+    let ((k0, r0), (k1, r1), (kab, rab)) = (key_row(a0), key_row(a1), key_row(ab));
+    assert_eq!(
+        (k0, r0, r1, rab),
+        (k1, 0, 1, 0),
+        "one table, rows in spawn order"
+    );
+    assert_ne!(k0, kab, "another table, another key");
+    // Rowless places share the empty table's key and read nothing.
+    assert_eq!(key_row(empty), key_row(other_empty));
+    assert_eq!(storage.place(empty).unwrap().ptr_of::<A>(a), None);
+    // Same key: the second row's value is the first's moved by one value.
+    let p0 = storage.place(a0).unwrap().ptr_of::<A>(a).unwrap();
+    let p1 = storage.place(a1).unwrap().ptr_of::<A>(a).unwrap();
+    assert_eq!(
+        p0.as_ptr().cast::<A>().wrapping_add(1),
+        p1.as_ptr().cast::<A>()
+    );
+}
+
+#[test]
 fn table_row_rejects_rows_past_the_end() {
     let mut world = ArchWorld::new();
     let e = world.spawn((A(1),));

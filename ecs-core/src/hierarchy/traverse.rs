@@ -123,59 +123,22 @@ impl<S: Storage> World<S> {
             rows: LinkRows::empty(),
         })
     }
+}
 
-    /// Both links of `entity` after one storage look-up: its first child and its `ChildOf`.
-    /// `rows` remembers the last chunk's link arrays (see [`LinkRows`]), so an entity in
-    /// the same chunk as the one before is read by its row alone.
-    #[inline]
-    fn links_at(
-        &self,
-        ids: LinkIds,
-        entity: Entity,
-        rows: &mut LinkRows,
-    ) -> (Option<Entity>, Option<Link>) {
-        let Some(place) = self.storage().place(entity) else {
-            return (None, None);
-        };
-        let keyed = if S::is_dense::<Children>() && S::is_dense::<ChildOf>() {
-            place.chunk_row()
-        } else {
-            None
-        };
-        let Some((key, row)) = keyed else {
-            return Self::links_in(ids, &place);
-        };
-        if rows.key != Some(key) {
-            *rows = LinkRows::of(ids, &place, key, row);
-        }
-        // SAFETY: `rows` was filled from a place of this walk's borrow with key `key`, so by
-        // its invariant these are `place`'s `ptr_of` answers: the entity's initialised
-        // `Children` / `ChildOf`, valid while the walk's `&World` lasts; each read once.
-        let first = rows
-            .children
-            .map(|base| unsafe { &*base.wrapping_add(row) }.first);
-        // SAFETY: as above.
-        let link = rows
-            .child_of
-            .map(|base| Link::of(unsafe { &*base.wrapping_add(row) }));
-        (first, link)
-    }
-
-    /// Both links read through `place`.
-    #[inline]
-    fn links_in(ids: LinkIds, place: &S::Place<'_>) -> (Option<Entity>, Option<Link>) {
-        // SAFETY: the place's pointers are the storage's pointers to the entity's
-        // initialised `Children` / `ChildOf` (components `ids.children` / `ids.child_of`),
-        // valid while the storage's borrow lasts; each is read once, here.
-        let first = place
-            .ptr_of::<Children>(ids.children)
-            .map(|p| unsafe { p.cast::<Children>().as_ref() }.first);
-        // SAFETY: as above.
-        let link = place
-            .ptr_of::<ChildOf>(ids.child_of)
-            .map(|p| Link::of(unsafe { p.cast::<ChildOf>().as_ref() }));
-        (first, link)
-    }
+/// Both links read through `place`: its first child and its `ChildOf`.
+#[inline]
+fn links_in<P: EntityPlace>(ids: LinkIds, place: &P) -> (Option<Entity>, Option<Link>) {
+    // SAFETY: the place's pointers are the storage's pointers to the entity's initialised
+    // `Children` / `ChildOf` (components `ids.children` / `ids.child_of`), valid while the
+    // storage's borrow lasts; each is read once, here.
+    let first = place
+        .ptr_of::<Children>(ids.children)
+        .map(|p| unsafe { p.cast::<Children>().as_ref() }.first);
+    // SAFETY: as above.
+    let link = place
+        .ptr_of::<ChildOf>(ids.child_of)
+        .map(|p| Link::of(unsafe { p.cast::<ChildOf>().as_ref() }));
+    (first, link)
 }
 
 /// The link arrays of the chunk [`Descendants`] read last: its key
@@ -187,12 +150,15 @@ impl<S: Storage> World<S> {
 /// one entity to the next becomes its record, then its links.
 ///
 /// # Invariant
-/// While `key` is `Some(k)`, for every place of the walk's borrow of the world answering
-/// `chunk_row() == Some((k, r))`, `children.map(|b| b.wrapping_add(r))` is its
-/// `ptr_of::<Children>(ids.children)` and `child_of.map(..)` likewise for `ChildOf`. It holds
-/// because both are computed from such a place (the `Storage` contract's "Rows" promise,
-/// which covers them as `is_dense` in the storage, checked before filling), and the walk
-/// holds the world shared, so no column moves while it lasts.
+/// A `LinkRows` belongs to one [`Descendants`] (a private field, filled only by its `links`
+/// from places of its world and with its `ids`). While `key` is `Some(k)`, for every place
+/// of that world answering `chunk_row() == Some((k, r))`,
+/// `children.map(|b| b.wrapping_add(r))` is its `ptr_of::<Children>(ids.children)`, in the
+/// same allocation as the pointer it was computed from, and `child_of` likewise for
+/// `ChildOf`. It holds because both are computed from such a place (the `Storage`
+/// contract's "Rows" promise, which covers the link types when they are `is_dense` in the
+/// storage, checked before filling), and the walk holds the world shared, so no column
+/// moves while it lasts.
 struct LinkRows {
     key: Option<usize>,
     children: Option<*const Children>,
@@ -221,7 +187,8 @@ impl LinkRows {
     /// both link types are `is_dense` (the invariant's condition).
     #[inline]
     fn of<P: EntityPlace>(ids: LinkIds, place: &P, key: usize, row: usize) -> LinkRows {
-        // Wrapping: the result is row 0 of the same array, but is computed without a claim.
+        // Row 0 of the same array: in bounds, as the place's own row exists; wrapping only so
+        // that the subtraction needs no proof here.
         LinkRows {
             key: Some(key),
             children: place
@@ -305,7 +272,7 @@ impl<S: Storage> Iterator for Descendants<'_, S> {
     fn next(&mut self) -> Option<Entity> {
         let at = self.next?;
         let ids = self.ids?;
-        let (first_child, link) = self.world.links_at(ids, at, &mut self.rows);
+        let (first_child, link) = self.links(ids, at);
         let sibling = link.and_then(|l| l.next).filter(|_| at != self.root);
         self.next = match first_child {
             Some(child) => {
@@ -323,6 +290,41 @@ impl<S: Storage> Iterator for Descendants<'_, S> {
 }
 
 impl<S: Storage> Descendants<'_, S> {
+    /// Both links of `at` (an entity of the walk; `ids` the walk's): its first child and its
+    /// `ChildOf`, read through the arrays the walk remembers when `at` is in the chunk read
+    /// last (see [`LinkRows`]), else through its place, remembering that chunk's arrays.
+    #[inline]
+    fn links(&mut self, ids: LinkIds, at: Entity) -> (Option<Entity>, Option<Link>) {
+        let Some(place) = self.world.storage().place(at) else {
+            return (None, None);
+        };
+        let keyed = if S::is_dense::<Children>() && S::is_dense::<ChildOf>() {
+            place.chunk_row()
+        } else {
+            None
+        };
+        let Some((key, row)) = keyed else {
+            return links_in(ids, &place);
+        };
+        if self.rows.key != Some(key) {
+            self.rows = LinkRows::of(ids, &place, key, row);
+        }
+        // SAFETY: `self.rows` holds `key`, so by its invariant (filled from a place of this
+        // walk's world, with the walk's `ids`) these are `place`'s `ptr_of` answers: the
+        // entity's initialised `Children` / `ChildOf`, valid while the walk's `&World`
+        // lasts; each read once.
+        let first = self
+            .rows
+            .children
+            .map(|base| unsafe { &*base.wrapping_add(row) }.first);
+        // SAFETY: as above.
+        let link = self
+            .rows
+            .child_of
+            .map(|base| Link::of(unsafe { &*base.wrapping_add(row) }));
+        (first, link)
+    }
+
     /// The entity after leaf `at`, which has no next sibling: the next sibling of the
     /// nearest ancestor that has one, remembered when the walk went down into it, or found
     /// by climbing when the buffer dropped it.

@@ -307,8 +307,9 @@ impl<'w, S: Storage + 'w> ColumnFetch<'w, S> {
     /// [`ColumnFetch::new`] kept from `ColumnAccess::Dense`); `row` is within the chunk.
     #[inline(always)]
     unsafe fn dense_at<T: Component>(&self, row: usize) -> NonNull<T> {
-        // SAFETY: `row` is within the column's rows (caller), so the offset stays inside its
-        // allocation, and a pointer into a non-null allocation is not null.
+        // SAFETY: `dense` is not null and `row` is within the column's rows (caller), so the
+        // offset (`row * size_of::<T>()`, 0 for a zero-sized `T`) stays within the column's
+        // allocation, and the result is not null.
         unsafe { NonNull::new_unchecked(self.dense.cast::<T>().add(row)) }
     }
 
