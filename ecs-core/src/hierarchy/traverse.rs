@@ -128,16 +128,34 @@ impl<S: Storage> World<S> {
 /// Both links read through `place`: its first child and its `ChildOf`.
 #[inline]
 fn links_in<P: EntityPlace>(ids: LinkIds, place: &P) -> (Option<Entity>, Option<Link>) {
+    let children = place.ptr_of::<Children>(ids.children);
+    let child_of = place.ptr_of::<ChildOf>(ids.child_of);
     // SAFETY: the place's pointers are the storage's pointers to the entity's initialised
     // `Children` / `ChildOf` (components `ids.children` / `ids.child_of`), valid while the
-    // storage's borrow lasts; each is read once, here.
-    let first = place
-        .ptr_of::<Children>(ids.children)
-        .map(|p| unsafe { p.cast::<Children>().as_ref() }.first);
-    // SAFETY: as above.
-    let link = place
-        .ptr_of::<ChildOf>(ids.child_of)
-        .map(|p| Link::of(unsafe { p.cast::<ChildOf>().as_ref() }));
+    // storage's borrow lasts.
+    unsafe {
+        read_links(
+            children.map(|p| p.as_ptr().cast::<Children>().cast_const()),
+            child_of.map(|p| p.as_ptr().cast::<ChildOf>().cast_const()),
+        )
+    }
+}
+
+/// An entity's first child and its `ChildOf`, read once each from where its `Children` and
+/// `ChildOf` are (`None`: it has none): the one place both walks' paths (through a place,
+/// through remembered arrays) read links.
+///
+/// # Safety
+/// Each pointer given points to the entity's initialised value, valid for the read.
+#[inline(always)]
+unsafe fn read_links(
+    children: Option<*const Children>,
+    child_of: Option<*const ChildOf>,
+) -> (Option<Entity>, Option<Link>) {
+    // SAFETY: an initialised `Children` (caller).
+    let first = children.map(|p| unsafe { &*p }.first);
+    // SAFETY: an initialised `ChildOf` (caller).
+    let link = child_of.map(|p| Link::of(unsafe { &*p }));
     (first, link)
 }
 
@@ -311,18 +329,13 @@ impl<S: Storage> Descendants<'_, S> {
         }
         // SAFETY: `self.rows` holds `key`, so by its invariant (filled from a place of this
         // walk's world, with the walk's `ids`) these are `place`'s `ptr_of` answers: the
-        // entity's initialised `Children` / `ChildOf`, valid while the walk's `&World`
-        // lasts; each read once.
-        let first = self
-            .rows
-            .children
-            .map(|base| unsafe { &*base.wrapping_add(row) }.first);
-        // SAFETY: as above.
-        let link = self
-            .rows
-            .child_of
-            .map(|base| Link::of(unsafe { &*base.wrapping_add(row) }));
-        (first, link)
+        // entity's initialised `Children` / `ChildOf`, valid while the walk's `&World` lasts.
+        unsafe {
+            read_links(
+                self.rows.children.map(|base| base.wrapping_add(row)),
+                self.rows.child_of.map(|base| base.wrapping_add(row)),
+            )
+        }
     }
 
     /// The entity after leaf `at`, which has no next sibling: the next sibling of the
