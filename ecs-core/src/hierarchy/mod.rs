@@ -238,19 +238,21 @@ impl<S: Storage> World<S> {
         ids
     }
 
-    /// `entity`'s `ChildOf`, read without the type look-up.
+    /// `entity`'s `ChildOf`, read without the registry's type look-up but through the typed
+    /// storage path (`get_ptr_of`), so a backend that knows from the type where `ChildOf`
+    /// lives (the hybrid's half, a table column's stride) skips finding it by id.
     #[inline]
     fn child_of_ptr(&self, ids: LinkIds, entity: Entity) -> Option<NonNull<ChildOf>> {
         self.storage()
-            .get_ptr(entity, ids.child_of)
+            .get_ptr_of::<ChildOf>(entity, ids.child_of)
             .map(NonNull::cast)
     }
 
-    /// `entity`'s `Children`, read without the type look-up.
+    /// `entity`'s `Children`, read as [`World::child_of_ptr`] reads `ChildOf`.
     #[inline]
     fn children_ptr(&self, ids: LinkIds, entity: Entity) -> Option<NonNull<Children>> {
         self.storage()
-            .get_ptr(entity, ids.children)
+            .get_ptr_of::<Children>(entity, ids.children)
             .map(NonNull::cast)
     }
 
