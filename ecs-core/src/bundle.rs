@@ -244,8 +244,9 @@ impl BundleId {
 ///
 /// # Invariant
 /// `by_type[TypeId::of::<B>()] == i` exactly when `infos[i]` is `B`'s info (whose id is `i`);
-/// `recent` fronts `by_type` (see [`TypeSlots`]).
-#[derive(Default, Debug)]
+/// `recent` fronts `by_type` (see [`TypeSlots`]). `infos[0]` is the empty bundle `()`'s
+/// (resolved when the set is made: it names no component, so it needs no registry).
+#[derive(Debug)]
 pub(crate) struct Bundles {
     infos: Vec<BundleInfo>,
     by_type: TypeIdMap<u32>,
@@ -253,13 +254,34 @@ pub(crate) struct Bundles {
     recent: TypeSlots,
 }
 
+impl Default for Bundles {
+    fn default() -> Self {
+        let mut by_type = TypeIdMap::default();
+        by_type.insert(TypeId::of::<()>(), 0);
+        Bundles {
+            infos: vec![BundleInfo {
+                id: BundleId(0),
+                components: Box::new([]),
+            }],
+            by_type,
+            recent: TypeSlots::default(),
+        }
+    }
+}
+
 impl Bundles {
     /// The info of bundle `B`, resolved (and its components registered) on first use.
+    ///
+    /// `()`, what `spawn(())` creates an empty entity with, is answered without a look-up:
+    /// the type comparison folds away when the code is generated, leaving `infos[0]`.
     ///
     /// # Panics
     /// If `B` names a component twice.
     #[inline]
     pub(crate) fn info<B: Bundle>(&mut self, components: &mut Components) -> &BundleInfo {
+        if TypeId::of::<B>() == TypeId::of::<()>() {
+            return &self.infos[0];
+        }
         let index = match self.recent.get(TypeId::of::<B>()) {
             Some(index) => index,
             None => self.resolve::<B>(components),

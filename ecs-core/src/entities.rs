@@ -88,6 +88,10 @@ fn stamp(entity: Entity) -> u16 {
 /// * `reserved` ids have been handed out by [`Entities::reserve_entity`] since the last
 ///   flush: they are the next `reserved` results of `alloc`, and `alloc`/`free` are only
 ///   called when `reserved` is 0.
+/// * `room` is at most the capacity of each of the three arrays. No array's capacity ever
+///   shrinks (nothing here shrinks or replaces them after construction), so a `room` made
+///   as the least of the three capacities stays true while they grow; it only goes stale
+///   low, which costs a [`Entities::grow_slots`] call, never a write out of bounds.
 #[derive(Default)]
 pub struct Entities {
     dense: Vec<Entity>,
@@ -95,7 +99,28 @@ pub struct Entities {
     stamps: Vec<u16>,
     alive: u32,
     free_end: u32,
+    /// Slots every array has capacity for: a fresh slot at a position below it is written
+    /// into all three without a capacity check each.
+    room: usize,
     reserved: AtomicU64,
+}
+
+/// Appends `value` to `vec` without checking its capacity (one check covers all three
+/// arrays in [`Entities::alloc_fresh`]).
+///
+/// # Safety
+/// `vec.len() < vec.capacity()`.
+#[inline(always)]
+unsafe fn push_within_capacity<T>(vec: &mut Vec<T>, value: T) {
+    let len = vec.len();
+    debug_assert!(len < vec.capacity());
+    // SAFETY: the caller guarantees room for one more element, so position `len` is inside
+    // the allocation and uninitialised; writing it first makes `len + 1` elements
+    // initialised before the length says so.
+    unsafe {
+        vec.as_mut_ptr().add(len).write(value);
+        vec.set_len(len + 1);
+    }
 }
 
 impl Clone for Entities {
@@ -106,6 +131,8 @@ impl Clone for Entities {
             stamps: self.stamps.clone(),
             alive: self.alive,
             free_end: self.free_end,
+            // The clones' capacities are their own: the first fresh slot measures them.
+            room: 0,
             reserved: AtomicU64::new(self.reserved.load(Ordering::Relaxed)),
         }
     }
@@ -120,6 +147,7 @@ impl Entities {
             stamps: Vec::new(),
             alive: 0,
             free_end: 0,
+            room: 0,
             reserved: AtomicU64::new(0),
         }
     }
@@ -230,6 +258,7 @@ impl Entities {
         self.dense.reserve(fresh);
         self.sparse.reserve(fresh);
         self.stamps.reserve(fresh);
+        self.measure_room();
         self.dense
             .extend((start..end).map(|i| Entity::new(i, 1).expect("generation 1 is non-zero")));
         self.sparse.extend(start..end);
@@ -298,15 +327,17 @@ impl Entities {
             .filter(|&i| i != u32::MAX)
             .expect("entity index space exhausted (2^32 - 1 slots in use or retired)");
         let entity = Entity::new(index, 1).expect("generation 1 is non-zero");
-        if self.dense.len() == self.dense.capacity()
-            || self.sparse.len() == self.sparse.capacity()
-            || self.stamps.len() == self.stamps.capacity()
-        {
+        if index as usize >= self.room {
             self.grow_slots();
         }
-        self.dense.push(entity);
-        self.sparse.push(index);
-        self.stamps.push(stamp(entity));
+        // SAFETY: the three arrays have length `index` (`dense.len()`; the lengths are equal,
+        // the type's invariant), and `index < room <= ` each one's capacity (`grow_slots`
+        // made room for one more, and `room` never exceeds a capacity: the type's invariant).
+        unsafe {
+            push_within_capacity(&mut self.dense, entity);
+            push_within_capacity(&mut self.sparse, index);
+            push_within_capacity(&mut self.stamps, stamp(entity));
+        }
         // The fresh slot sits after the retired region; bring it to the boundary.
         if self.free_end != index {
             self.swap_positions(self.free_end, index);
@@ -323,6 +354,16 @@ impl Entities {
         crate::blob::reserve_amortized(&mut self.dense, 1);
         crate::blob::reserve_amortized(&mut self.sparse, 1);
         crate::blob::reserve_amortized(&mut self.stamps, 1);
+        self.measure_room();
+    }
+
+    /// Sets `room` to the least of the three capacities (the type's invariant).
+    fn measure_room(&mut self) {
+        self.room = self
+            .dense
+            .capacity()
+            .min(self.sparse.capacity())
+            .min(self.stamps.capacity());
     }
 
     /// Frees a live entity; returns false (and changes nothing) if it is not live.
@@ -461,6 +502,42 @@ mod tests {
             assert_eq!(e.stamps[ent.index() as usize], expected, "stamp of {ent:?}");
         }
         assert!(e.alive <= e.free_end && e.free_end as usize <= e.dense.len());
+        let least = e
+            .dense
+            .capacity()
+            .min(e.sparse.capacity())
+            .min(e.stamps.capacity());
+        assert!(
+            e.room <= least,
+            "room {} beyond a capacity ({least})",
+            e.room
+        );
+    }
+
+    #[test]
+    fn fresh_slots_grow_all_three_arrays_through_clones_and_reservations() {
+        // Fresh slots are written without a capacity check per array: `room` must stay at
+        // most every capacity however the arrays grew (one at a time, by a batch
+        // reservation, in a clone with capacities of its own).
+        let mut es = Entities::new();
+        let mut handles = Vec::new();
+        for round in 0..6 {
+            for _ in 0..(round * 37 + 1) {
+                handles.push(es.alloc());
+                check_invariants(&es);
+            }
+            es.reserve(round * 5 + 3);
+            check_invariants(&es);
+            let mut copy = es.clone();
+            check_invariants(&copy);
+            let more: Vec<_> = (0..(round * 11 + 2)).map(|_| copy.alloc()).collect();
+            check_invariants(&copy);
+            assert!(more.iter().all(|&m| copy.contains(m) && !es.contains(m)));
+            es = copy;
+            handles.extend(more);
+        }
+        assert!(handles.iter().all(|&h| es.contains(h)));
+        assert_eq!(es.len(), handles.len());
     }
 
     #[test]
