@@ -286,7 +286,10 @@ pub struct Descendants<'w, S: Storage> {
 impl<S: Storage> Iterator for Descendants<'_, S> {
     type Item = Entity;
 
-    #[inline]
+    // Always inlined: a walk's caller does a little work per entity, so a call per step
+    // (which the compiler chose for the bench crate in one codegen unit) cost 13-40 % of
+    // the walk.
+    #[inline(always)]
     fn next(&mut self) -> Option<Entity> {
         let at = self.next?;
         let ids = self.ids?;
