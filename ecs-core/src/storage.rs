@@ -220,6 +220,18 @@ impl QueryDescriptor {
     }
 }
 
+/// What [`Storage::fold_chunks`] does with each chunk: a query scan's per-chunk step
+/// (resolve the chunk's columns, then run its rows).
+///
+/// A trait rather than a closure so the step can be marked always-inline: an override of
+/// `fold_chunks` that calls it in several places (one per chunk variant) then gets a copy
+/// specialised to each variant, where a closure called from several places is compiled
+/// once, out of line, and tests the variant again inside.
+pub trait FoldChunk<C, B> {
+    /// Folds `chunk` into `acc`.
+    fn fold_chunk(&mut self, acc: B, chunk: C) -> B;
+}
+
 /// A storage backend.
 ///
 /// # Safety
@@ -569,6 +581,31 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
         descriptor: &'a QueryDescriptor,
         alive: &'a [Entity],
     ) -> Self::Chunks<'a>;
+
+    /// Folds the chunks left in `chunks`, in order, as `for chunk in chunks` does: a query's
+    /// `for_each` scan runs through this. A backend whose chunk type is an enum (the hybrid
+    /// backend's, table or sparse) can override it to match once per run and fold each
+    /// variant's chunks with the variant known, so the per-chunk set-up (entities, column
+    /// pointers) does not test the variant again at every chunk.
+    ///
+    /// An override hands `f` exactly the chunks `chunks.next()` would, in the same order,
+    /// and leaves `chunks` exhausted: the chunk promises of the safety contract above are
+    /// promises about those chunks.
+    #[inline(always)]
+    fn fold_chunks<'a, B>(
+        chunks: &mut Self::Chunks<'a>,
+        init: B,
+        f: &mut impl FoldChunk<Self::Chunk<'a>, B>,
+    ) -> B
+    where
+        Self: 'a,
+    {
+        let mut acc = init;
+        for chunk in chunks {
+            acc = f.fold_chunk(acc, chunk);
+        }
+        acc
+    }
 
     /// Heap bytes held by the storage (columns, sets, indices).
     fn memory_usage(&self) -> usize;

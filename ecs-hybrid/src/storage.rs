@@ -34,7 +34,8 @@ use ecs_core::component::{Component, ComponentId, Components, StorageKind};
 use ecs_core::entity::Entity;
 use ecs_core::layout::StorageLayout;
 use ecs_core::storage::{
-    ColumnAccess, ColumnValues, EntityPlace, QueryChunk, QueryDescriptor, SlotRole, Storage,
+    ColumnAccess, ColumnValues, EntityPlace, FoldChunk, QueryChunk, QueryDescriptor, SlotRole,
+    Storage,
 };
 use ecs_core::unwind::for_each_completing;
 use ecs_core::EcsError;
@@ -462,6 +463,53 @@ unsafe impl Storage for HybridStorage {
     #[inline(always)]
     fn is_dense<T: Component>() -> bool {
         T::STORAGE == StorageKind::Table
+    }
+
+    /// One match per run instead of one per chunk: each arm folds its own half's chunks
+    /// wrapped in its variant, so the query's per-chunk set-up sees the variant it was
+    /// just given (the archetype backend's chunk, for a query over table components only).
+    /// The chunks are exactly those `HybridChunks::next` yields, in its order.
+    #[inline(always)]
+    fn fold_chunks<'a, B>(
+        chunks: &mut HybridChunks<'a>,
+        init: B,
+        f: &mut impl FoldChunk<HybridChunk<'a>, B>,
+    ) -> B {
+        let mut acc = init;
+        match chunks {
+            HybridChunks::AllTables(tables) => {
+                for chunk in tables {
+                    acc = f.fold_chunk(acc, HybridChunk::Tables(chunk));
+                }
+            }
+            HybridChunks::Tables {
+                chunks,
+                sparse,
+                descriptor,
+                plan,
+                memo,
+            } => {
+                let (sparse, descriptor, plan, memo) = (*sparse, *descriptor, *plan, *memo);
+                for chunk in chunks {
+                    acc = f.fold_chunk(
+                        acc,
+                        HybridChunk::Table {
+                            chunk,
+                            sparse,
+                            descriptor,
+                            plan,
+                            memo,
+                        },
+                    );
+                }
+            }
+            HybridChunks::Sparse(sets) => {
+                for chunk in sets {
+                    acc = f.fold_chunk(acc, HybridChunk::Sparse(chunk));
+                }
+            }
+        }
+        acc
     }
 
     /// The table half's spawn, split by `SparseFields`.

@@ -3,7 +3,7 @@
 
 use super::{FetchContext, QueryData, QueryFilter};
 use crate::entity::Entity;
-use crate::storage::{QueryChunk, Storage};
+use crate::storage::{FoldChunk, QueryChunk, Storage};
 
 /// Iterator over a query's items. `for_each`/`fold` run a tight loop per chunk.
 ///
@@ -82,13 +82,26 @@ impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> QueryIter<'w, Q, F, S> {
 impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> ChunkIter<'w, Q, F, S> {
     /// Resolves a chunk's fetches; all its rows are left to visit.
     pub(super) fn open(&self, chunk: S::Chunk<'w>) -> Current<'w, Q, F, S> {
+        Self::open_with(self.data, self.filter, self.ctx, chunk)
+    }
+
+    /// [`ChunkIter::open`] from the scan's parts, for a caller holding `chunks` mutably.
+    /// Always inlined, so a chunk built just before (a variant the backend's
+    /// [`Storage::fold_chunks`] knows) is resolved with that variant known.
+    #[inline(always)]
+    fn open_with(
+        data: &'w Q::State,
+        filter: &'w F::State,
+        ctx: FetchContext<'w, S>,
+        chunk: S::Chunk<'w>,
+    ) -> Current<'w, Q, F, S> {
         let entities = chunk.entities();
         Current {
             entities,
             // SAFETY: the chunk comes from the descriptor built with these states.
-            data: unsafe { Q::fetch_chunk::<S>(self.data, &chunk, self.ctx) },
+            data: unsafe { Q::fetch_chunk::<S>(data, &chunk, ctx) },
             // SAFETY: as above.
-            filter: unsafe { F::fetch_chunk::<S>(self.filter, &chunk, self.ctx) },
+            filter: unsafe { F::fetch_chunk::<S>(filter, &chunk, ctx) },
             row: 0,
             end: entities.len(),
         }
@@ -114,10 +127,35 @@ impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> ChunkIter<'w, Q, F, S> {
         if let Some(current) = self.current.take() {
             acc = current.fold_rows(acc, g);
         }
-        while let Some(chunk) = self.chunks.next() {
-            acc = self.open(chunk).fold_rows(acc, g);
-        }
-        acc
+        let mut step = ScanStep::<Q, F, S, _> {
+            data: self.data,
+            filter: self.filter,
+            ctx: self.ctx,
+            g,
+        };
+        S::fold_chunks(&mut self.chunks, acc, &mut step)
+    }
+}
+
+/// A scan's step per chunk, for [`Storage::fold_chunks`]: open the chunk, fold its rows.
+struct ScanStep<'w, 'g, Q: QueryData, F: QueryFilter, S: Storage + 'w, G> {
+    data: &'w Q::State,
+    filter: &'w F::State,
+    ctx: FetchContext<'w, S>,
+    g: &'g mut G,
+}
+
+impl<'w, Q, F, S, G, B> FoldChunk<S::Chunk<'w>, B> for ScanStep<'w, '_, Q, F, S, G>
+where
+    Q: QueryData,
+    F: QueryFilter,
+    S: Storage + 'w,
+    G: FnMut(B, Q::Item<'w>) -> B,
+{
+    #[inline(always)]
+    fn fold_chunk(&mut self, acc: B, chunk: S::Chunk<'w>) -> B {
+        ChunkIter::<Q, F, S>::open_with(self.data, self.filter, self.ctx, chunk)
+            .fold_rows(acc, self.g)
     }
 }
 

@@ -576,3 +576,70 @@ fn spawn_columns_splits_table_and_sparse_columns() {
     drop(storage);
     assert_eq!(Arc::strong_count(&counter), 1, "every value dropped once");
 }
+
+/// Each chunk's variant and entities, as a fold step sees them.
+struct Record(Vec<(u8, Vec<Entity>)>);
+
+impl<'a> FoldChunk<HybridChunk<'a>, usize> for Record {
+    fn fold_chunk(&mut self, acc: usize, chunk: HybridChunk<'a>) -> usize {
+        let variant = match chunk {
+            HybridChunk::Tables(_) => 0,
+            HybridChunk::Table { .. } => 1,
+            HybridChunk::Sparse(_) => 2,
+        };
+        self.0.push((variant, chunk.entities().to_vec()));
+        acc + 1
+    }
+}
+
+fn chunk_lists<Q: ecs_core::query::QueryData>(world: &mut HybridWorld) -> (Record, Record) {
+    let state = world.query_state::<Q, ()>().unwrap();
+    let storage = world.storage();
+    let mut cache = HybridQueryCache::default();
+    storage.update_query_cache(&mut cache, state.descriptor(), world.components());
+    let alive = world.entities().alive();
+    let mut by_next = Record(Vec::new());
+    for chunk in storage.query_chunks(&cache, state.descriptor(), alive) {
+        by_next.fold_chunk(0, chunk);
+    }
+    let mut by_fold = Record(Vec::new());
+    let mut chunks = storage.query_chunks(&cache, state.descriptor(), alive);
+    let folded = HybridStorage::fold_chunks(&mut chunks, 0, &mut by_fold);
+    assert_eq!(
+        folded,
+        by_fold.0.len(),
+        "the accumulator threads through every chunk"
+    );
+    assert!(
+        chunks.next().is_none(),
+        "the fold leaves the chunks exhausted"
+    );
+    (by_next, by_fold)
+}
+
+#[test]
+fn folding_chunks_hands_out_what_next_does() {
+    let mut world = HybridWorld::new();
+    for i in 0..12 {
+        let e = world.spawn((Pos(i as f32),));
+        if i % 2 == 0 {
+            world.insert(e, Vel(1.0)).unwrap();
+        }
+        if i % 3 == 0 {
+            world.insert(e, OnFire(i)).unwrap();
+        }
+        if i % 4 == 0 {
+            world.insert(e, Buff).unwrap();
+        }
+    }
+    let cases = [
+        (chunk_lists::<&Pos>(&mut world), 0),
+        (chunk_lists::<(&Pos, &OnFire)>(&mut world), 1),
+        (chunk_lists::<(&OnFire, &Buff)>(&mut world), 2),
+    ];
+    for ((by_next, by_fold), variant) in cases {
+        assert!(!by_next.0.is_empty());
+        assert!(by_next.0.iter().all(|(v, _)| *v == variant));
+        assert_eq!(by_next.0, by_fold.0, "the same chunks, in the same order");
+    }
+}
