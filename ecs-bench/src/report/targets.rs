@@ -140,11 +140,13 @@ pub const TARGETS: &[Target] = &[
     Target::time("fragmented_iter", ALL, Reference::BestOf(PEERS), 1.0).because(
         "26 letter tables of 20 rows: the archetype layout makes one chunk per table, and \
          each chunk costs its setup (next matched table, the column's base pointer) plus a \
-         loop too short to vectorise fully (two 8-wide steps and a 4-row tail): about 7 ns a \
-         chunk, 187-202 ns a run on a quiet machine, where shipyard walks the one dense Data \
-         array in 67-71 ns (2.6-2.8x; hybrid 3.0-3.8x). hecs and bevy_ecs, archetype layouts \
-         too, take 1.9-2.2x our archetype time. The sparse backend walks one array too, at \
-         0.64-0.93x shipyard over the runs of 2026-11-24.",
+         loop too short to vectorise fully (two 8-wide steps and a 4-row tail): about 6 ns a \
+         chunk, 154-180 ns a run on 2026-11-27, where shipyard walks the one dense Data \
+         array in 53-71 ns (2.4-3.0x). The hybrid folds a query's chunks with their kind \
+         known (one test per run, not per chunk), so it costs what the archetype backend \
+         does (161-165 ns). bevy_ecs, an archetype layout too, takes about our archetype \
+         time, hecs 1.9-2.8x. The sparse backend walks one array too, at 0.64-0.93x shipyard \
+         over the runs of 2026-11-24 and 2026-11-27.",
     ),
     Target::time(
         "simple_insert",
@@ -202,11 +204,12 @@ pub const TARGETS: &[Target] = &[
     Target::time("create", ALL, Reference::BestOf(PEERS), 0.6).because(
         "creating an empty entity writes only the world's entity allocator on every backend \
          (the table backends give an entity no row and no record until its first component, \
-         as the sparse backend keeps nothing for it): the time is two per-entity arrays \
-         written and grown (perf: the allocator and ~11-14 % in memmove as they double): \
-         0.33-0.46x hecs. shipyard, with its `EntitiesViewMut` borrowed once, pushes one \
-         8-byte id per entity onto one vector: 1.9-2.6 ms for the million on 2026-11-25, \
-         against 5.6-6.8 ms here.",
+         as the sparse backend keeps nothing for it): three per-entity arrays (the handle, \
+         its position, its liveness stamp: 14 B) written under one capacity check and grown \
+         as they fill: about 40 instructions per entity in `spawn`, plus the copies as the \
+         arrays double: 0.36x hecs. shipyard, with its \
+         `EntitiesViewMut` borrowed once, pushes one 8-byte id per entity onto one vector: \
+         2.1-2.8 ms for the million on 2026-11-27, against 3.8-4.4 ms here.",
     ),
     Target {
         workload: "create",
@@ -349,14 +352,18 @@ const HYBRID_VS_BEVY_SPARSE_B: [Target; 16] = per_workload(
     "`bevy_ecs (sparse B)` keeps the same components in tables and `B` in a sparse set, as \
      the hybrid backend does, and runs each workload through its fastest documented calls \
      (cached query states, `EntityWorldMut` inserts, its multi-threaded executor); on the \
-     workloads without `B` it is plain bevy_ecs. On heavy_compute every runner spends about \
+     workloads without `B` it is plain bevy_ecs. On simple_iter both walk the same table \
+     columns, one chunk per table: the hybrid took 0.66-0.72x its time over the runs of \
+     2026-11-27, around the limit. On heavy_compute every runner spends about \
      97 % of the run in the same `heavy_body`, so no storage can reach 0.7x there. On \
      relationship_traversal both read the links and `Data` from table rows; the hybrid's \
      walk keeps no stack for most trees (next siblings of its last 32 levels in the \
      iterator) and reads an entity's links from the link columns of the table it read last \
      when the entity is in that table too, so a step is the entity's record, then its \
-     links: about 7.3 ns an entity, as on the sparse backend, where finding the columns \
-     through the table's column map at every step took about 10.",
+     links: about 6.9 ns an entity, as on the sparse backend, where finding the columns \
+     through the table's column map at every step took about 10. On fragmented_iter both \
+     pay a table's set-up per 20-row chunk (the hybrid as much as the archetype backend): \
+     0.7x would need a cheaper chunk than a table layout has.",
 );
 
 /// The hybrid's joins of table components with the sparse `B` (seed 003's many-archetype
