@@ -91,7 +91,7 @@ fn stamp(entity: Entity) -> u16 {
 /// * `room` is at most the capacity of each of the three arrays. No array's capacity ever
 ///   shrinks (nothing here shrinks or replaces them after construction), so a `room` made
 ///   as the least of the three capacities stays true while they grow; it only goes stale
-///   low, which costs a [`Entities::grow_slots`] call, never a write out of bounds.
+///   low, which costs a `grow_slots` call, never a write out of bounds.
 #[derive(Default)]
 pub struct Entities {
     dense: Vec<Entity>,
