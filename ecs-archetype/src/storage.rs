@@ -276,6 +276,7 @@ unsafe impl Storage for ArchetypeStorage {
 
     /// One `locate` for both the "replace" and the "move to a new table" case (the default
     /// method looks the entity up twice).
+    #[inline]
     unsafe fn insert<T: Component>(
         &mut self,
         entity: Entity,
