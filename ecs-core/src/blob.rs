@@ -555,6 +555,24 @@ pub const fn min_capacity(item_size: usize) -> usize {
     1 << (usize::BITS - 1 - items.leading_zeros())
 }
 
+/// Appends `value` to `vec` without checking its capacity: for a caller whose one check
+/// covers several arrays (the entity allocator's three, a sparse set's two).
+///
+/// # Safety
+/// `vec.len() < vec.capacity()`.
+#[inline(always)]
+pub unsafe fn push_within_capacity<T>(vec: &mut Vec<T>, value: T) {
+    let len = vec.len();
+    debug_assert!(len < vec.capacity());
+    // SAFETY: the caller guarantees room for one more element, so position `len` is inside
+    // the allocation and uninitialised; writing it first makes `len + 1` elements
+    // initialised before the length says so.
+    unsafe {
+        vec.as_mut_ptr().add(len).write(value);
+        vec.set_len(len + 1);
+    }
+}
+
 /// `v.reserve(additional)` with the growth policy of [`BlobVec`]: at least double, and at
 /// least [`min_capacity`] items.
 #[inline]

@@ -53,6 +53,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::blob::push_within_capacity;
 use crate::entity::Entity;
 
 /// The last generation a slot may carry; a slot freed at this generation is retired. It
@@ -103,24 +104,6 @@ pub struct Entities {
     /// into all three without a capacity check each.
     room: usize,
     reserved: AtomicU64,
-}
-
-/// Appends `value` to `vec` without checking its capacity (one check covers all three
-/// arrays in [`Entities::alloc_fresh`]).
-///
-/// # Safety
-/// `vec.len() < vec.capacity()`.
-#[inline(always)]
-unsafe fn push_within_capacity<T>(vec: &mut Vec<T>, value: T) {
-    let len = vec.len();
-    debug_assert!(len < vec.capacity());
-    // SAFETY: the caller guarantees room for one more element, so position `len` is inside
-    // the allocation and uninitialised; writing it first makes `len + 1` elements
-    // initialised before the length says so.
-    unsafe {
-        vec.as_mut_ptr().add(len).write(value);
-        vec.set_len(len + 1);
-    }
 }
 
 impl Clone for Entities {

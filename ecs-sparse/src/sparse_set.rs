@@ -34,7 +34,7 @@
 use std::alloc::Layout;
 use std::ptr::NonNull;
 
-use ecs_core::blob::BlobVec;
+use ecs_core::blob::{push_within_capacity, BlobVec};
 use ecs_core::component::{ComponentId, ComponentInfo, Components};
 use ecs_core::layout::{ComponentBytes, StorageUnit, UnitKind};
 use ecs_core::storage::SparseLookup;
@@ -49,41 +49,20 @@ fn slot_of(entity: Entity, pos: usize) -> u64 {
     (u64::from(entity.generation()) << 32) | pos as u64
 }
 
-/// Appends `entity` and the value `push` appends to the set's dense arrays, and points its
-/// sparse entry `slot` at them: the inserts' shared body. It checks and reserves first, then
-/// performs only infallible writes, so a panic leaves the set as it was (a page allocated
-/// for `slot` holds nothing yet).
-///
-/// # Panics
-/// If `slot` is not [`ABSENT`] (the set holds this index under some generation), or the set
-/// already holds `u32::MAX - 1` values.
-///
-/// # Safety
-/// `entities`, `data` and `slot` are one set's entity array, data array and `entity`'s
-/// sparse entry; `push` appends exactly one initialised value of the component to the array
-/// it is given (with room for one already reserved, so it does not panic).
-#[inline(always)]
-unsafe fn append(
-    entities: &mut Vec<Entity>,
-    data: &mut BlobVec,
-    slot: &mut u64,
-    entity: Entity,
-    push: impl FnOnce(&mut BlobVec),
-) {
-    let pos = u32::try_from(entities.len())
-        .ok()
-        .filter(|&pos| pos != u32::MAX)
-        .expect("a sparse set holds at most u32::MAX - 1 values");
-    ecs_core::blob::reserve_amortized(entities, 1);
-    data.reserve(1);
-    assert!(
-        *slot == ABSENT,
+/// The most values a set holds: every position is then below `u32::MAX - 1`, so it fits the
+/// low half of a sparse entry and no entry equals [`ABSENT`].
+const MAX_VALUES: usize = u32::MAX as usize - 1;
+
+/// The panic of an insert whose index the set already holds under another generation (or,
+/// for the inserts that do not replace, under any).
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn already_held(entity: Entity) -> ! {
+    panic!(
         "entity index {} is already in the sparse set (inserting {entity:?})",
         entity.index()
-    );
-    push(data);
-    *slot = slot_of(entity, pos as usize);
-    entities.push(entity);
+    )
 }
 
 /// The values of one component, keyed by entity.
@@ -99,8 +78,15 @@ unsafe fn append(
 ///   entities share an index, and a handle whose index *and* generation match the entry is
 ///   the held entity: `dense_index` validates a handle without reading `entities` (one
 ///   dependent cache miss fewer on every look-up by handle).
-/// * **Positions fit**: `len < u32::MAX`, so every position is a `u32` and no packed entry
-///   equals [`ABSENT`] (whose low half is `u32::MAX`).
+/// * **Positions fit**: `len <= MAX_VALUES < u32::MAX`, so every position is a `u32` and no
+///   packed entry equals [`ABSENT`] (whose low half is `u32::MAX`).
+/// * **Room**: `room <= entities.capacity()`, `room <= data.capacity()` and
+///   `room <= MAX_VALUES`. A `Vec`'s capacity only shrinks when asked to, and nothing here
+///   asks; the one step that replaces `data`'s buffer (`extend_from` adopting a caller's
+///   buffer) sets `room` to 0. So `len < room` proves there is space for one more value in
+///   both dense arrays and that the new position fits, in one comparison. `room` may go stale
+///   low (a growth it did not see), which costs a call to `grow_for_one`, never a write out
+///   of bounds.
 ///
 /// Every mutating method re-establishes these before running user code (a value's `Drop`),
 /// so a panicking `Drop` leaves the set consistent.
@@ -109,6 +95,8 @@ pub struct SparseSet {
     sparse: SparseArray,
     entities: Vec<Entity>,
     data: BlobVec,
+    /// Values both dense arrays have space for (see the invariant above).
+    room: usize,
 }
 
 impl SparseSet {
@@ -119,6 +107,7 @@ impl SparseSet {
             sparse: SparseArray::new(),
             entities: Vec::new(),
             data: BlobVec::for_component(info),
+            room: 0,
         }
     }
 
@@ -242,7 +231,7 @@ impl SparseSet {
     #[inline]
     pub unsafe fn insert<T>(&mut self, entity: Entity, value: T) {
         // SAFETY: the closure appends exactly one value, of the component's type (caller),
-        // into the room `append` reserved before calling it.
+        // into the room `insert_with` made before calling it.
         unsafe { self.insert_with(entity, |data| data.push_unchecked(value)) }
     }
 
@@ -261,28 +250,36 @@ impl SparseSet {
     // restored six registers around a body of about forty instructions.
     #[inline(always)]
     pub unsafe fn insert_or_replace<T>(&mut self, entity: Entity, value: T) -> Option<T> {
+        let pos = self.entities.len();
+        if pos >= self.room {
+            self.grow_for_one();
+        }
         let slot = self.sparse.entry_mut(entity.index());
         let entry = *slot;
-        if entry != ABSENT && (entry >> 32) as u32 == entity.generation() {
-            // SAFETY: `entry` is this handle's (generation checked): its low half is a
-            // position `< data.len()` (parallel arrays), whose item is an initialised `T`
-            // (caller); `replace` keeps it initialised.
-            return Some(unsafe {
-                self.data
-                    .get_unchecked(entry as u32 as usize)
-                    .cast::<T>()
-                    .as_ptr()
-                    .replace(value)
-            });
+        if entry == ABSENT {
+            // SAFETY: `pos` is the length of both dense arrays (parallel), below `room`
+            // (grown above), so both have space for one more value and `pos` fits a sparse
+            // entry; `T` is the component's type (caller).
+            unsafe {
+                self.data.push_unchecked(value);
+                push_within_capacity(&mut self.entities, entity);
+            }
+            *slot = slot_of(entity, pos);
+            return None;
         }
-        // SAFETY: `slot` is `entity`'s entry; the closure appends one value of the
-        // component's type (caller), into the room `append` reserved before calling it.
-        unsafe {
-            append(&mut self.entities, &mut self.data, slot, entity, |data| {
-                data.push_unchecked(value)
-            })
-        };
-        None
+        if (entry >> 32) as u32 != entity.generation() {
+            already_held(entity);
+        }
+        // SAFETY: `entry` is this handle's (generation checked): its low half is a position
+        // `< data.len()` (parallel arrays), whose item is an initialised `T` (caller);
+        // `replace` keeps it initialised.
+        Some(unsafe {
+            self.data
+                .get_unchecked(entry as u32 as usize)
+                .cast::<T>()
+                .as_ptr()
+                .replace(value)
+        })
     }
 
     /// Adds `entity` with a value moved (bitwise) from `src`.
@@ -297,7 +294,7 @@ impl SparseSet {
     #[inline]
     pub unsafe fn insert_from(&mut self, entity: Entity, src: NonNull<u8>) {
         // SAFETY: the closure appends exactly one value, the caller's owned, valid value,
-        // into the room `append` reserved before calling it.
+        // into the room `insert_with` made before calling it.
         unsafe { self.insert_with(entity, |data| data.push_from_unchecked(src)) }
     }
 
@@ -311,9 +308,36 @@ impl SparseSet {
     // restored registers.
     #[inline(always)]
     unsafe fn insert_with(&mut self, entity: Entity, push: impl FnOnce(&mut BlobVec)) {
+        let pos = self.entities.len();
+        if pos >= self.room {
+            self.grow_for_one();
+        }
         let slot = self.sparse.entry_mut(entity.index());
-        // SAFETY: `slot` is `entity`'s entry; `push` as this function's contract.
-        unsafe { append(&mut self.entities, &mut self.data, slot, entity, push) }
+        if *slot != ABSENT {
+            already_held(entity);
+        }
+        // SAFETY: `pos` is the length of both dense arrays (parallel), below `room` (grown
+        // above): both have space for one more value and `pos` fits a sparse entry. `push`
+        // appends one value of the component (caller) and does not panic.
+        unsafe {
+            push(&mut self.data);
+            push_within_capacity(&mut self.entities, entity);
+        }
+        *slot = slot_of(entity, pos);
+    }
+
+    /// Makes space for one more value in both dense arrays and renews `room`.
+    ///
+    /// # Panics
+    /// If the set already holds [`MAX_VALUES`] values (nothing is changed then).
+    #[cold]
+    #[inline(never)]
+    fn grow_for_one(&mut self) {
+        assert!(
+            self.entities.len() < MAX_VALUES,
+            "a sparse set holds at most u32::MAX - 1 values"
+        );
+        self.reserve(1);
     }
 
     /// Appends `value` as a *pending* row: a value whose entity is linked later, by
@@ -345,6 +369,8 @@ impl SparseSet {
         // entries point at the new positions.
         ecs_core::blob::reserve_amortized(&mut self.entities, batch.len());
         let start = self.entities.len();
+        // Rows from `start` on get positions below `MAX_VALUES` while `linked < fits`.
+        let fits = MAX_VALUES - start;
         let mut linked = 0;
         let mut refused = None;
         // In runs of entities whose indices share a sparse page (a batch's fresh indices are
@@ -358,7 +384,7 @@ impl SparseSet {
                 }
                 let pos = start + linked;
                 let slot = &mut page[offset_in_page(entity.index())];
-                if *slot != ABSENT || pos >= u32::MAX as usize {
+                if *slot != ABSENT || linked >= fits {
                     refused = Some(entity);
                     break 'runs;
                 }
@@ -400,9 +426,14 @@ impl SparseSet {
     ) {
         debug_assert_eq!(self.data.len(), self.entities.len(), "no pending rows");
         match buffer {
-            // SAFETY: the set is empty, so the caller gets an empty buffer back; both hold
-            // values of the set's component; the adopted values are pending rows.
-            Some(buffer) if self.data.is_empty() => unsafe { self.data.swap_buffers(buffer) },
+            Some(buffer) if self.data.is_empty() => {
+                // The adopted buffer may be smaller than the one it replaces: `room` is
+                // renewed by the next insert that needs it.
+                self.room = 0;
+                // SAFETY: the set is empty, so the caller gets an empty buffer back; both
+                // hold values of the set's component; the adopted values are pending rows.
+                unsafe { self.data.swap_buffers(buffer) }
+            }
             // SAFETY: forwarded contract; the appended values are pending rows until linked.
             _ => unsafe { self.data.append_raw(values, entities.len()) },
         }
@@ -472,8 +503,19 @@ impl SparseSet {
         }
         *slot = ABSENT;
         let pos = entry as u32 as usize;
-        self.entities.swap_remove(pos);
-        if let Some(&moved) = self.entities.get(pos) {
+        let last = self.entities.len() - 1;
+        // SAFETY: `entry` is held (generation checked), so its position is below
+        // `entities.len()` (sparse and dense agree): `pos <= last`, both in bounds. The last
+        // entity moves into the hole (a copy onto itself when `pos == last`) and the length
+        // drops by one: `Vec::swap_remove` without its bounds check.
+        let moved = unsafe {
+            let base = self.entities.as_mut_ptr();
+            let moved = *base.add(last);
+            *base.add(pos) = moved;
+            self.entities.set_len(last);
+            moved
+        };
+        if pos != last {
             // `moved` is in the set, so its page exists.
             if let Some(slot) = self.sparse.existing_entry_mut(moved.index()) {
                 *slot = slot_of(moved, pos);
@@ -571,6 +613,11 @@ impl SparseSet {
     pub fn reserve(&mut self, additional: usize) {
         ecs_core::blob::reserve_amortized(&mut self.entities, additional);
         self.data.reserve(additional);
+        self.room = self
+            .entities
+            .capacity()
+            .min(self.data.capacity())
+            .min(MAX_VALUES);
     }
 
     /// The set as one unit of a [`StorageLayout`](ecs_core::layout::StorageLayout): its

@@ -65,6 +65,15 @@ fn assert_consistent(set: &SparseSet) {
     indices.sort_unstable();
     indices.dedup();
     assert_eq!(indices.len(), set.len(), "no index twice");
+    assert!(
+        set.room <= set.entities.capacity()
+            && set.room <= set.data.capacity()
+            && set.room <= MAX_VALUES,
+        "room {} within both capacities ({}, {})",
+        set.room,
+        set.entities.capacity(),
+        set.data.capacity()
+    );
 }
 
 /// The body every element kind runs: insert, typed and raw; move out; drop; clear; reuse.
@@ -534,4 +543,38 @@ fn sort_by_key_orders_entities_and_moves_values_with_them() {
     let mut empty = set_for::<u64>();
     empty.sort_by_key(key);
     assert_eq!(empty.len(), 0);
+}
+
+#[test]
+fn adopting_a_smaller_buffer_renews_the_room_before_the_next_insert() {
+    let mut set = set_for::<u64>();
+    set.reserve(64);
+    assert!(set.room >= 64);
+    // A caller's buffer holding exactly two values: adopted whole, it replaces the set's
+    // larger one.
+    let mut buffer = BlobVec::new(Layout::new::<u64>(), None);
+    buffer.reserve_exact(2);
+    // SAFETY: the buffer holds `u64`s, with room for both values just reserved.
+    unsafe {
+        buffer.push(7u64);
+        buffer.push(8u64);
+    }
+    let entities = [entity(0, 1), entity(1, 1)];
+    let values = buffer.base_ptr();
+    // SAFETY: `buffer` holds the two `u64` values for `entities`, handed over: the adopted
+    // buffer's values become the set's, and the caller gets the set's empty buffer back.
+    unsafe { set.extend_from(&entities, values, Some(&mut buffer)) };
+    assert_eq!(buffer.len(), 0, "the set's empty buffer came back");
+    assert!(set.data.capacity() < 64, "the smaller buffer was adopted");
+    assert_consistent(&set);
+    // One at a time past the adopted capacity: each insert must grow first (under Miri, a
+    // stale room would write past the buffer).
+    for i in 2..40u32 {
+        // SAFETY: the set holds `u64`s.
+        unsafe { set.insert(entity(i, 1), u64::from(i) + 7) };
+        assert_consistent(&set);
+    }
+    for i in 0..40u32 {
+        assert_eq!(value::<u64>(&set, entity(i, 1)), Some(&(u64::from(i) + 7)));
+    }
 }
