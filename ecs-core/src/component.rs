@@ -525,10 +525,9 @@ impl Components {
     /// The id of `T` if it has been registered.
     #[inline]
     pub fn id<T: Component>(&self) -> Option<ComponentId> {
-        let key = TypeId::of::<T>();
-        match self.recent.get(key) {
+        match self.recent.get(TypeId::of::<T>()) {
             Some(id) => Some(ComponentId(id)),
-            None => self.id_in_map(key),
+            None => self.id_in_map::<T>(),
         }
     }
 
@@ -539,11 +538,12 @@ impl Components {
     }
 
     /// The map look-up behind [`Components::id`]'s fast slot; out of line so the fast path
-    /// stays small enough to inline into every `World::get`.
+    /// stays small enough to inline into every `World::get`. Generic rather than given the
+    /// `TypeId`, so the fast path does not store the key to the stack for this call.
     #[cold]
     #[inline(never)]
-    fn id_in_map(&self, key: TypeId) -> Option<ComponentId> {
-        self.by_type.get(&key).copied()
+    fn id_in_map<T: 'static>(&self) -> Option<ComponentId> {
+        self.by_type.get(&TypeId::of::<T>()).copied()
     }
 
     /// The info of a registered component, `None` for an id from another registry.
