@@ -89,10 +89,12 @@ fn stamp(entity: Entity) -> u16 {
 /// * `reserved` ids have been handed out by [`Entities::reserve_entity`] since the last
 ///   flush: they are the next `reserved` results of `alloc`, and `alloc`/`free` are only
 ///   called when `reserved` is 0.
-/// * `room` is at most the capacity of each of the three arrays. No array's capacity ever
-///   shrinks (nothing here shrinks or replaces them after construction), so a `room` made
-///   as the least of the three capacities stays true while they grow; it only goes stale
-///   low, which costs a `grow_slots` call, never a write out of bounds.
+/// * `room` is at most the capacity of each of the three arrays, and at most `u32::MAX`.
+///   No array's capacity ever shrinks (nothing here shrinks or replaces them after
+///   construction), so a `room` made as the least of the three capacities stays true while
+///   they grow; it only goes stale low, which costs a `grow_slots` call, never a write out
+///   of bounds. An index below `room` is below `u32::MAX`: it fits a handle and is not the
+///   one index no slot may have.
 #[derive(Default)]
 pub struct Entities {
     dense: Vec<Entity>,
@@ -305,14 +307,14 @@ impl Entities {
     // `alloc` (a call's register saves were a quarter of its instructions).
     #[inline(always)]
     fn alloc_fresh(&mut self) -> Entity {
-        let index = u32::try_from(self.dense.len())
-            .ok()
-            .filter(|&i| i != u32::MAX)
-            .expect("entity index space exhausted (2^32 - 1 slots in use or retired)");
-        let entity = Entity::new(index, 1).expect("generation 1 is non-zero");
-        if index as usize >= self.room {
+        let len = self.dense.len();
+        if len >= self.room {
             self.grow_slots();
         }
+        // `len < room <= u32::MAX` (the type's invariant): the index fits and is not
+        // `u32::MAX`.
+        let index = len as u32;
+        let entity = Entity::new(index, 1).expect("generation 1 is non-zero");
         // SAFETY: the three arrays have length `index` (`dense.len()`; the lengths are equal,
         // the type's invariant), and `index < room <= ` each one's capacity (`grow_slots`
         // made room for one more, and `room` never exceeds a capacity: the type's invariant).
@@ -332,21 +334,30 @@ impl Entities {
 
     /// Makes room for one more slot in each of the three arrays (with the amortised growth
     /// of [`BlobVec`](crate::blob::BlobVec)); out of line, so the spawn path stays short.
+    ///
+    /// # Panics
+    /// When the arrays already hold `u32::MAX` slots (every index in use or retired).
     #[cold]
     fn grow_slots(&mut self) {
+        assert!(
+            self.dense.len() < u32::MAX as usize,
+            "entity index space exhausted (2^32 - 1 slots in use or retired)"
+        );
         crate::blob::reserve_amortized(&mut self.dense, 1);
         crate::blob::reserve_amortized(&mut self.sparse, 1);
         crate::blob::reserve_amortized(&mut self.stamps, 1);
         self.measure_room();
     }
 
-    /// Sets `room` to the least of the three capacities (the type's invariant).
+    /// Sets `room` to the least of the three capacities and `u32::MAX` (the type's
+    /// invariant).
     fn measure_room(&mut self) {
         self.room = self
             .dense
             .capacity()
             .min(self.sparse.capacity())
-            .min(self.stamps.capacity());
+            .min(self.stamps.capacity())
+            .min(u32::MAX as usize);
     }
 
     /// Frees a live entity; returns false (and changes nothing) if it is not live.
@@ -491,8 +502,8 @@ mod tests {
             .min(e.sparse.capacity())
             .min(e.stamps.capacity());
         assert!(
-            e.room <= least,
-            "room {} beyond a capacity ({least})",
+            e.room <= least && e.room <= u32::MAX as usize,
+            "room {} beyond a capacity ({least}) or the index space",
             e.room
         );
     }
