@@ -224,6 +224,10 @@ impl<S: Storage> World<S> {
     /// let f = world.spawn(Body { pos: Pos(0.0), vel: Vel(1.0) });
     /// assert!(world.has::<Pos>(f) && world.has::<Vel>(f));
     /// ```
+    // Always inlined: the body is a few checks around the storage's own spawn, and out of
+    // line a loop of `spawn(())` paid a call and three saved registers per entity (a sixth
+    // of its instructions).
+    #[inline(always)]
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
         self.flush();
         let info = self.bundles.info::<B>(&mut self.components);
