@@ -179,9 +179,11 @@ pub const TARGETS: &[Target] = &[
          `World::insert` / `World::remove` do the same per entity with B in a sparse set \
          (the sparse backend, and the hybrid, where B is declared sparse), reached through \
          the world, each inlined whole into the caller's loop: the entity's liveness stamp, \
-         B's id, its set and sparse page, the dense push or swap-remove. callgrind counts \
-         about 97 instructions per entity for both calls and the loop; a dense set writes \
-         three arrays per insert where specs writes a bit and a slot.",
+         B's id, its set and sparse page, one check of the set's room, the dense push or \
+         swap-remove. callgrind counts 171 instructions per entity for both calls, the loop \
+         and the workload's digest of the removed values (hybrid 178), against specs' 157 \
+         (2026-11-27): a dense set writes three arrays per insert, and repairs the moved \
+         entity's entry per removal, where specs writes a bit and a slot.",
     ),
     Target::time("add_remove", &["archetype"], Reference::Runner("hecs"), 0.7).because(
         "adding or removing B moves the entity's row between two tables (every column \
@@ -206,10 +208,11 @@ pub const TARGETS: &[Target] = &[
          (the table backends give an entity no row and no record until its first component, \
          as the sparse backend keeps nothing for it): three per-entity arrays (the handle, \
          its position, its liveness stamp: 14 B) written under one capacity check and grown \
-         as they fill: about 40 instructions per entity in `spawn`, plus the copies as the \
-         arrays double: 0.36x hecs. shipyard, with its \
-         `EntitiesViewMut` borrowed once, pushes one 8-byte id per entity onto one vector: \
-         2.1-2.8 ms for the million on 2026-11-27, against 3.8-4.4 ms here.",
+         as they fill, with `spawn` inlined into the caller's loop: callgrind counts 46 \
+         instructions per entity for the loop, the spawn and the copies as the arrays double \
+         (0.25x hecs's time). shipyard, with its `EntitiesViewMut` borrowed once, pushes one \
+         8-byte id per entity onto one vector: 24 instructions per entity, and 2.7 ms for the \
+         million in the run of 2026-11-27 09:22 UTC, against 2.9-3.0 ms here.",
     ),
     Target {
         workload: "create",
@@ -234,9 +237,13 @@ pub const TARGETS: &[Target] = &[
         "specs creates each entity with `Entities::create` and inserts the four components \
          one call each into `VecStorage`s fetched once per pass (a bit and a slot each, \
          `World::maintain` once at the end); shipyard does the same into four sparse sets \
-         through `EntitiesViewMut` and `ViewMut`s borrowed once. The hybrid backend keeps \
-         `add`'s four components in tables (their declared kind), so each of its inserts \
-         moves the entity's row to the next table, as the archetype backend does.",
+         through `EntitiesViewMut` and `ViewMut`s borrowed once. The sparse backend's spawn \
+         and four inserts take 458 instructions per entity at 100k (specs 547, shipyard 638; \
+         callgrind, 2026-11-27), a quarter of them the dense arrays' copies as they double: \
+         each set grows an 8-byte entity list beside its values, where a `VecStorage` grows \
+         only its values. The hybrid backend keeps `add`'s four components in tables (their \
+         declared kind), so each of its inserts moves the entity's row to the next table, as \
+         the archetype backend does.",
     ),
     Target::time("add", &["archetype"], Reference::Runner("hecs"), 0.7).because(
         "four inserts per entity, each moving the row to the next table (hecs's \
