@@ -212,7 +212,7 @@ pub const TARGETS: &[Target] = &[
          instructions per entity for the loop, the spawn and the copies as the arrays double \
          (0.25x hecs's time). shipyard, with its `EntitiesViewMut` borrowed once, pushes one \
          8-byte id per entity onto one vector: 24 instructions per entity, and 2.7 ms for the \
-         million in the run of 2026-11-27 09:22 UTC, against 2.9-3.0 ms here.",
+         million in the full run of 2026-11-27 09:30 UTC, against 2.9-3.0 ms here.",
     ),
     Target {
         workload: "create",
