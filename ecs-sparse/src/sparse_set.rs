@@ -250,15 +250,12 @@ impl SparseSet {
     // restored six registers around a body of about forty instructions.
     #[inline(always)]
     pub unsafe fn insert_or_replace<T>(&mut self, entity: Entity, value: T) -> Option<T> {
-        let pos = self.entities.len();
-        if pos >= self.room {
-            self.grow_for_one();
-        }
+        let pos = self.ensure_room();
         let slot = self.sparse.entry_mut(entity.index());
         let entry = *slot;
         if entry == ABSENT {
             // SAFETY: `pos` is the length of both dense arrays (parallel), below `room`
-            // (grown above), so both have space for one more value and `pos` fits a sparse
+            // (`ensure_room`), so both have space for one more value and `pos` fits a sparse
             // entry; `T` is the component's type (caller).
             unsafe {
                 self.data.push_unchecked(value);
@@ -308,22 +305,34 @@ impl SparseSet {
     // restored registers.
     #[inline(always)]
     unsafe fn insert_with(&mut self, entity: Entity, push: impl FnOnce(&mut BlobVec)) {
-        let pos = self.entities.len();
-        if pos >= self.room {
-            self.grow_for_one();
-        }
+        let pos = self.ensure_room();
         let slot = self.sparse.entry_mut(entity.index());
         if *slot != ABSENT {
             already_held(entity);
         }
-        // SAFETY: `pos` is the length of both dense arrays (parallel), below `room` (grown
-        // above): both have space for one more value and `pos` fits a sparse entry. `push`
+        // SAFETY: `pos` is the length of both dense arrays (parallel), below `room`
+        // (`ensure_room`): both have space for one more value and `pos` fits a sparse entry. `push`
         // appends one value of the component (caller) and does not panic.
         unsafe {
             push(&mut self.data);
             push_within_capacity(&mut self.entities, entity);
         }
         *slot = slot_of(entity, pos);
+    }
+
+    /// The position of the next value, with space for it in both dense arrays: `len <
+    /// room` afterwards. The inserts' shared preamble; the check is one comparison, the
+    /// growth out of line.
+    ///
+    /// # Panics
+    /// As [`SparseSet::grow_for_one`].
+    #[inline(always)]
+    fn ensure_room(&mut self) -> usize {
+        let pos = self.entities.len();
+        if pos >= self.room {
+            self.grow_for_one();
+        }
+        pos
     }
 
     /// Makes space for one more value in both dense arrays and renews `room`.
