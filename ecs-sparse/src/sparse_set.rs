@@ -50,7 +50,7 @@ fn slot_of(entity: Entity, pos: usize) -> u64 {
 }
 
 /// The most values a set holds: every position is then below `u32::MAX - 1`, so it fits the
-/// low half of a sparse entry and no entry equals [`ABSENT`].
+/// low half of a sparse entry.
 const MAX_VALUES: usize = u32::MAX as usize - 1;
 
 /// The panic of an insert whose index the set already holds under another generation (or,
@@ -78,8 +78,11 @@ fn already_held(entity: Entity) -> ! {
 ///   entities share an index, and a handle whose index *and* generation match the entry is
 ///   the held entity: `dense_index` validates a handle without reading `entities` (one
 ///   dependent cache miss fewer on every look-up by handle).
-/// * **Positions fit**: `len <= MAX_VALUES < u32::MAX`, so every position is a `u32` and no
-///   packed entry equals [`ABSENT`] (whose low half is `u32::MAX`).
+/// * **Positions fit**: `len <= MAX_VALUES < u32::MAX`, so every position is a `u32`.
+/// * **No entry is absent**: a packed entry's high half is a handle's generation, never 0
+///   (`Entity::new` refuses 0), so no entry equals [`ABSENT`] (0), and an absent entry's
+///   high half (0) equals no handle's generation: comparing generations alone tells a held
+///   handle from an absent index or a stale handle.
 /// * **Room**: `room <= entities.capacity()`, `room <= data.capacity()` and
 ///   `room <= MAX_VALUES`. A `Vec`'s capacity only shrinks when asked to, and nothing here
 ///   asks; the one step that replaces `data`'s buffer (`extend_from` adopting a caller's
@@ -165,7 +168,9 @@ impl SparseSet {
     /// exact handle (generation included).
     #[inline]
     pub fn dense_index(&self, entity: Entity) -> Option<usize> {
-        let entry = self.sparse.get(entity.index())?;
+        // No absence test: an absent entry's generation half (0) matches no handle (the
+        // "no entry is absent" invariant).
+        let entry = self.sparse.entry(entity.index());
         ((entry >> 32) as u32 == entity.generation()).then_some(entry as u32 as usize)
     }
 
@@ -507,7 +512,8 @@ impl SparseSet {
         // One look-up of the entry, both to check the handle and to clear it.
         let slot = self.sparse.existing_entry_mut(entity.index())?;
         let entry = *slot;
-        if entry == ABSENT || (entry >> 32) as u32 != entity.generation() {
+        // Also rejects an absent entry (its generation half, 0, matches no handle).
+        if (entry >> 32) as u32 != entity.generation() {
             return None;
         }
         *slot = ABSENT;

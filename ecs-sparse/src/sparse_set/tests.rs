@@ -203,6 +203,29 @@ fn stale_handle_with_reused_index_is_absent() {
 }
 
 #[test]
+fn absent_indices_match_no_handle_of_any_generation() {
+    // Look-ups and removals compare generations only: an absent entry (0) must answer
+    // `None` to every handle, the largest generations included, on a written page (index 6,
+    // beside a held one) and on a page never written (index 5000).
+    let mut set = set_for::<u32>();
+    // SAFETY: the set holds u32.
+    unsafe { set.insert(entity(5, 1), 7) };
+    for index in [6, 1023, 5000] {
+        for generation in [1, 2, u16::MAX as u32, u32::MAX - 1, u32::MAX] {
+            let e = entity(index, generation);
+            assert_eq!((set.dense_index(e), set.get_ptr(e)), (None, None), "{e:?}");
+            assert!(!set.contains(e) && !set.remove_and_drop(e), "{e:?}");
+            assert_eq!(SparseLookup::lookup(&set, e), None);
+        }
+    }
+    for generation in [2, u32::MAX] {
+        assert!(!set.remove_and_drop(entity(5, generation)));
+    }
+    assert_eq!((set.len(), value::<u32>(&set, entity(5, 1))), (1, Some(&7)));
+    assert_consistent(&set);
+}
+
+#[test]
 fn second_insert_of_an_index_panics_and_changes_nothing() {
     let counter = Rc::new(());
     let mut set = set_for::<Rc<()>>();
