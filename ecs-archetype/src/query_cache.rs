@@ -38,9 +38,10 @@ pub const ABSENT: u32 = u32::MAX;
 ///   promise asks that of callers; only its slot count is checked).
 /// * `matched` lists, once each and in ascending id, exactly the examined tables that have
 ///   every required and no excluded component of the descriptor.
-/// * `columns[i * slots + s]` is the column of slot `s` in `matched[i]`: a valid column
-///   index holding the slot's component for required slots and present optional slots, and
-///   [`ABSENT`] for absent optional slots and for excluded slots.
+/// * `columns.len() == matched.len() * slots`, and `columns[i * slots + s]` is the column
+///   of slot `s` in `matched[i]`: a valid column index holding the slot's component for
+///   required slots and present optional slots, and [`ABSENT`] for absent optional slots and
+///   for excluded slots. (Query walks rely on both for unchecked reads.)
 #[derive(Debug, Default)]
 pub struct QueryCache {
     owner: Option<u64>,
@@ -62,6 +63,20 @@ impl QueryCache {
     #[inline]
     pub fn columns(&self, i: usize) -> &[u32] {
         &self.columns[i * self.slots..(i + 1) * self.slots]
+    }
+
+    /// The column lists of every matched table, in `matched_tables()` order,
+    /// [`QueryCache::slots`] entries each: for a walk that takes them in order instead of
+    /// slicing per table.
+    #[inline]
+    pub fn all_columns(&self) -> &[u32] {
+        &self.columns
+    }
+
+    /// The number of descriptor slots: how many column entries each matched table has.
+    #[inline]
+    pub fn slots(&self) -> usize {
+        self.slots
     }
 
     /// How many tables (by creation order) the cache has already taken into account.

@@ -17,7 +17,7 @@ use ecs_core::bundle::{Bundle, BundleInfo};
 use ecs_core::component::{Component, ComponentId, Components};
 use ecs_core::entity::Entity;
 use ecs_core::layout::StorageLayout;
-use ecs_core::storage::{ColumnValues, EntityPlace, NoLookup, QueryDescriptor, Storage};
+use ecs_core::storage::{ColumnValues, EntityPlace, FoldChunk, NoLookup, QueryDescriptor, Storage};
 
 use crate::archetypes::Archetypes;
 use crate::bundle_cache::BundleCache;
@@ -337,6 +337,17 @@ unsafe impl Storage for ArchetypeStorage {
     ) -> ArchetypeChunks<'a> {
         cache.assert_current(&self.archetypes, descriptor.slots().len());
         ArchetypeChunks::new(&self.archetypes, cache, alive)
+    }
+
+    /// The walk over the matched tables with its cursor in a register
+    /// ([`ArchetypeChunks::fold`]).
+    #[inline(always)]
+    fn fold_chunks<'a, B>(
+        chunks: &mut ArchetypeChunks<'a>,
+        init: B,
+        f: &mut impl FoldChunk<ArchetypeChunk<'a>, B>,
+    ) -> B {
+        chunks.fold(init, f)
     }
 
     fn memory_usage(&self) -> usize {

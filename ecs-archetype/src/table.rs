@@ -211,6 +211,16 @@ impl Table {
         &self.columns[index]
     }
 
+    /// [`Table::column`] without the bounds check, for a query walking many small tables.
+    ///
+    /// # Safety
+    /// `index` is below the table's column count.
+    #[inline]
+    pub unsafe fn column_unchecked(&self, index: usize) -> &BlobVec {
+        // SAFETY: the caller keeps `index` in bounds.
+        unsafe { self.columns.get_unchecked(index) }
+    }
+
     /// The table as one unit of a [`StorageLayout`](ecs_core::layout::StorageLayout): its
     /// component set with each column's bytes, its rows, the capacity of its entity vector
     /// and all its bytes ([`Table::memory_usage`]).
