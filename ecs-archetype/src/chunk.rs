@@ -21,7 +21,9 @@ use crate::table::{Table, TableId};
 /// The rows of one matched table, or one run of rowless entities.
 ///
 /// # Invariant
-/// Every entry of `columns` is [`ABSENT`] or a valid column index of `table` (the
+/// `columns` has one entry per slot of the descriptor the chunk was made for (the cache's
+/// slot count, which `query_chunks` asserts is the descriptor's), and every entry is
+/// [`ABSENT`] or a valid column index of `table` (the
 /// [`QueryCache`] invariant on its column lists, which are the only lists a chunk is built
 /// from, each with its own matched table): [`QueryChunk::column`] reads the column without
 /// a bounds check.
@@ -62,10 +64,29 @@ impl<'a> QueryChunk<'a> for ArchetypeChunk<'a> {
 
     #[inline]
     fn column(&self, slot: usize) -> ColumnAccess<'a, NoLookup> {
-        match self.columns[slot] {
+        // SAFETY: the entry is read from `columns`.
+        unsafe { self.access(self.columns[slot]) }
+    }
+
+    #[inline(always)]
+    unsafe fn column_unchecked(&self, slot: usize) -> ColumnAccess<'a, NoLookup> {
+        // SAFETY: `slot` is below the descriptor's slot count (caller), which is the length
+        // of `columns` (the type invariant); the entry is read from `columns`.
+        unsafe { self.access(*self.columns.get_unchecked(slot)) }
+    }
+}
+
+impl<'a> ArchetypeChunk<'a> {
+    /// The access to `column`, an entry of `columns`.
+    ///
+    /// # Safety
+    /// `column` was read from `self.columns`.
+    #[inline(always)]
+    unsafe fn access(&self, column: u32) -> ColumnAccess<'a, NoLookup> {
+        match column {
             ABSENT => ColumnAccess::Absent,
-            // SAFETY: a column index other than ABSENT in `columns` is one of `table`'s (the
-            // type invariant).
+            // SAFETY: an entry of `columns` other than ABSENT is one of `table`'s columns
+            // (the type invariant; the caller read `column` from there).
             column => ColumnAccess::Dense(
                 unsafe { self.table.column_unchecked(column as usize) }.base_ptr(),
             ),

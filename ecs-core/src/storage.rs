@@ -98,6 +98,17 @@ pub trait QueryChunk<'a> {
     fn entities(&self) -> &'a [Entity];
     /// How slot `slot` of the query's descriptor is reached in this chunk.
     fn column(&self, slot: usize) -> ColumnAccess<'a, Self::Lookup>;
+
+    /// [`QueryChunk::column`] for a slot the caller knows is one of the descriptor's: a
+    /// backend may skip its bounds check (a query walking many small tables resolves each
+    /// slot once per table). The default is `column`.
+    ///
+    /// # Safety
+    /// `slot` is below the slot count of the descriptor the chunk was made for.
+    #[inline(always)]
+    unsafe fn column_unchecked(&self, slot: usize) -> ColumnAccess<'a, Self::Lookup> {
+        self.column(slot)
+    }
 }
 
 /// An entity found in a storage once, for reading several of its components after one

@@ -329,6 +329,23 @@ impl<'a> QueryChunk<'a> for HybridChunk<'a> {
             _ => self.non_table_column(slot),
         }
     }
+
+    /// A chunk of a query over table components only reads its table chunk's column
+    /// unchecked; the other kinds answer as `column` does.
+    #[inline(always)]
+    unsafe fn column_unchecked(&self, slot: usize) -> ColumnAccess<'a, SparseSet> {
+        match self {
+            // SAFETY: the table chunk was made for the plan's table descriptor, which has
+            // one slot per slot of the planned descriptor, whose slot count `query_chunks`
+            // asserts is this chunk's descriptor's; `slot` is below it (caller).
+            HybridChunk::Tables(chunk) => match unsafe { chunk.column_unchecked(slot) } {
+                ColumnAccess::Dense(ptr) => ColumnAccess::Dense(ptr),
+                ColumnAccess::Sparse(never) => match *never {},
+                ColumnAccess::Absent => ColumnAccess::Absent,
+            },
+            _ => self.column(slot),
+        }
+    }
 }
 
 impl<'a> HybridChunk<'a> {
@@ -861,12 +878,13 @@ unsafe impl Storage for HybridStorage {
         if cache.all_sparse {
             return HybridChunks::Sparse(self.sparse.query_chunks(&(), descriptor, alive));
         }
-        // A cache planned for another descriptor cannot reach a wrong slot: `kinds[slot]` is
-        // read (bounds-checked) before any column of a chunk.
-        debug_assert_eq!(
+        // A cache planned for another descriptor would hand out chunks with another slot
+        // count: table chunks read a slot's column unchecked (`column_unchecked`), so this
+        // is checked, once per query run.
+        assert_eq!(
             cache.kinds.len(),
             descriptor.slots().len(),
-            "another descriptor"
+            "query cache planned for another descriptor"
         );
         if !cache.joins_sets {
             // Every slot is a table component, so the table descriptor is the query's.

@@ -193,7 +193,23 @@ impl<'w, S: Storage + 'w> ColumnFetch<'w, S> {
     /// a call here costs a small table's iteration more than the resolving does.
     #[inline(always)]
     pub fn new(chunk: &S::Chunk<'w>, slot: usize) -> Self {
-        match chunk.column(slot) {
+        Self::from_access(chunk.column(slot))
+    }
+
+    /// [`ColumnFetch::new`] through [`QueryChunk::column_unchecked`].
+    ///
+    /// # Safety
+    /// `slot` is below the slot count of the descriptor `chunk` was made for.
+    #[inline(always)]
+    pub unsafe fn new_unchecked(chunk: &S::Chunk<'w>, slot: usize) -> Self {
+        // SAFETY: the caller's promise is the method's.
+        Self::from_access(unsafe { chunk.column_unchecked(slot) })
+    }
+
+    /// The fetch of a resolved slot.
+    #[inline(always)]
+    fn from_access(access: ColumnAccess<'w, <S::Chunk<'w> as QueryChunk<'w>>::Lookup>) -> Self {
+        match access {
             ColumnAccess::Dense(ptr) => ColumnFetch {
                 dense: ptr.as_ptr(),
                 sparse: None,
@@ -351,6 +367,9 @@ impl<'w, S: Storage + 'w> ColumnFetch<'w, S> {
 }
 
 /// State of a single-component fetch: its slot index and component id.
+///
+/// `slot` is the index of the slot `init` added to the builder, so it is below the slot
+/// count of the descriptor that builder makes.
 #[doc(hidden)]
 pub struct SlotState<T> {
     pub(crate) slot: usize,
@@ -405,7 +424,9 @@ macro_rules! component_fetch {
                 chunk: &S::Chunk<'w>,
                 _: FetchContext<'w, S>,
             ) -> Self::Fetch<'w, S> {
-                ColumnFetch::new(chunk, state.slot)
+                // SAFETY: `state.slot` is a slot of the descriptor built with `state`, which
+                // `chunk` was made for (this function's contract).
+                unsafe { ColumnFetch::new_unchecked(chunk, state.slot) }
             }
 
             #[inline(always)]

@@ -63,7 +63,9 @@ macro_rules! mut_fetch {
                 ctx: FetchContext<'w, S>,
             ) -> MutFetch<'w, S> {
                 MutFetch {
-                    column: ColumnFetch::new(chunk, state.slot),
+                    // SAFETY: `state.slot` is a slot of the descriptor built with `state`,
+                    // which `chunk` was made for (this function's contract).
+                    column: unsafe { ColumnFetch::new_unchecked(chunk, state.slot) },
                     log: changed_log::<T, S>(state.id, ctx),
                 }
             }

@@ -197,6 +197,21 @@ fn table_only_queries_take_the_dense_path() {
     );
 }
 
+#[test]
+#[should_panic(expected = "query cache planned for another descriptor")]
+fn a_cache_planned_for_another_descriptor_is_refused() {
+    // Table chunks read their columns unchecked by slot: chunks of a two-slot plan must not
+    // be handed out for a one-slot descriptor.
+    let mut world = HybridWorld::new();
+    world.spawn((Pos(1.0), Vel(2.0)));
+    let two = world.query_state::<(&Pos, &Vel), ()>().unwrap();
+    let one = world.query_state::<&Pos, ()>().unwrap();
+    let storage = world.storage();
+    let mut cache = HybridQueryCache::default();
+    storage.update_query_cache(&mut cache, two.descriptor(), world.components());
+    let _ = storage.query_chunks(&cache, one.descriptor(), &[]).count();
+}
+
 /// For each chunk a query over `descriptor` walks, whether slot `slot` answers `Dense`.
 fn dense_chunks(world: &HybridWorld, descriptor: &QueryDescriptor, slot: usize) -> Vec<bool> {
     let storage = world.storage();
