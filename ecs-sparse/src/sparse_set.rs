@@ -170,7 +170,7 @@ impl SparseSet {
     pub fn dense_index(&self, entity: Entity) -> Option<usize> {
         // No absence test: an absent entry's generation half (0) matches no handle (the
         // "no entry is absent" invariant).
-        let entry = self.sparse.entry(entity.index());
+        let entry = self.sparse.entry(entity.index())?;
         ((entry >> 32) as u32 == entity.generation()).then_some(entry as u32 as usize)
     }
 
