@@ -139,14 +139,18 @@ pub const TARGETS: &[Target] = &[
     ),
     Target::time("fragmented_iter", ALL, Reference::BestOf(PEERS), 1.0).because(
         "26 letter tables of 20 rows: the archetype layout makes one chunk per table, and \
-         each chunk costs its setup (next matched table, the column's base pointer) plus a \
-         loop too short to vectorise fully (two 8-wide steps and a 4-row tail): about 6 ns a \
-         chunk, 154-180 ns a run on 2026-11-27, where shipyard walks the one dense Data \
-         array in 53-71 ns (2.4-3.0x). The hybrid folds a query's chunks with their kind \
-         known (one test per run, not per chunk), so it costs what the archetype backend \
-         does (161-165 ns). bevy_ecs, an archetype layout too, takes about our archetype \
-         time, hecs 1.9-2.8x. The sparse backend walks one array too, at 0.64-0.93x shipyard \
-         over the runs of 2026-11-24 and 2026-11-27.",
+         each chunk costs its setup plus a loop too short to vectorise fully (two 8-wide \
+         steps and a 4-row tail). The setup is the next matched table, its row count and \
+         Data's column base pointer: the scan walks the query cache's tables and column \
+         lists from a local cursor, reading both without bounds checks under the cache's \
+         invariants, about 24 instructions a table in callgrind (45 before, when each chunk \
+         came from the iterator's `next`). That is about 4.5 ns a chunk, 113 ns a run in \
+         the full run of 2026-11-27 12:45 UTC (160-165 ns in the earlier runs that day), \
+         where shipyard walks the one dense Data array in 54-67 ns (1.7x). The hybrid folds \
+         a query's chunks with their kind known (one test per run, not per chunk), so it \
+         costs about what the archetype backend does (120 ns). bevy_ecs, an archetype \
+         layout too, takes 160 ns, hecs 447 ns. The sparse backend walks one array too, at \
+         0.64-0.93x shipyard over the runs of 2026-11-24 and 2026-11-27.",
     ),
     Target::time(
         "simple_insert",
@@ -201,7 +205,10 @@ pub const TARGETS: &[Target] = &[
          value loads: 1.05-1.17x hecs in the runs of 2026-11-24, under 0.8x only in a run \
          whose hecs samples the shared machine slowed. 0.8x would need fewer misses per \
          entity than the layout has. The sparse backend reads each component from its own set (two \
-         dependent misses per component, as shipyard does), which no sparse layout avoids.",
+         dependent misses per component, as shipyard does), which no sparse layout avoids: \
+         66 instructions per entity for the three reads in callgrind (72 before an absent \
+         sparse entry became 0, which the generation comparison alone rejects), 2.3x hecs's \
+         time.",
     ),
     Target::time("create", ALL, Reference::BestOf(PEERS), 0.6).because(
         "creating an empty entity writes only the world's entity allocator on every backend \
@@ -369,8 +376,10 @@ const HYBRID_VS_BEVY_SPARSE_B: [Target; 16] = per_workload(
      when the entity is in that table too, so a step is the entity's record, then its \
      links: about 6.9 ns an entity, as on the sparse backend, where finding the columns \
      through the table's column map at every step took about 10. On fragmented_iter both \
-     pay a table's set-up per 20-row chunk (the hybrid as much as the archetype backend): \
-     0.7x would need a cheaper chunk than a table layout has.",
+     pay a table's set-up per 20-row chunk (the hybrid about as much as the archetype \
+     backend): since the scan reads the query cache's tables and column lists without \
+     bounds checks (about 24 instructions a table), the hybrid takes 0.75x bevy_ecs's time \
+     (120 against 160 ns, 2026-11-27 12:45 UTC), short of 0.7x by about 8 ns a run.",
 );
 
 /// The hybrid's joins of table components with the sparse `B` (seed 003's many-archetype
