@@ -139,18 +139,20 @@ pub const TARGETS: &[Target] = &[
     ),
     Target::time("fragmented_iter", ALL, Reference::BestOf(PEERS), 1.0).because(
         "26 letter tables of 20 rows: the archetype layout makes one chunk per table, and \
-         each chunk costs its setup plus a loop too short to vectorise fully (two 8-wide \
-         steps and a 4-row tail). The setup is the next matched table, its row count and \
-         Data's column base pointer: the scan walks the query cache's tables and column \
-         lists from a local cursor, reading both without bounds checks under the cache's \
-         invariants, about 24 instructions a table in callgrind (45 before, when each chunk \
-         came from the iterator's `next`). That is about 4.5 ns a chunk, 113 ns a run in \
-         the full run of 2026-11-27 12:45 UTC (160-165 ns in the earlier runs that day), \
-         where shipyard walks the one dense Data array in 54-67 ns (1.7x). The hybrid folds \
-         a query's chunks with their kind known (one test per run, not per chunk), so it \
-         costs about what the archetype backend does (120 ns). bevy_ecs, an archetype \
-         layout too, takes 160 ns, hecs 447 ns. The sparse backend walks one array too, at \
-         0.64-0.93x shipyard over the runs of 2026-11-24 and 2026-11-27.",
+         each chunk costs its setup plus its loop. The setup is the next matched table, its \
+         row count and Data's column base pointer, read from the query cache's tables and \
+         column lists without bounds checks under the cache's invariants. The loop: a chunk \
+         shorter than 64 rows is folded four rows at a step, which the compiler makes one \
+         SSE operation each, so 20 rows are one 16-row and one 4-row vector pass (a plain \
+         loop stepped eight rows at a time and left four rows scalar): about 60 instructions \
+         a table in callgrind, 80 with the plain loop. In the full run of 2026-11-27 15:42 \
+         UTC (an Intel Xeon; that day's earlier runs were on an AMD EPYC) that is 107 ns a \
+         run, where shipyard walks the one dense Data array in 76 ns (1.4x; 1.67x in the \
+         12:45 run, before the four-row steps). The hybrid folds a query's chunks with their \
+         kind known (one test per run, not per chunk), so it costs about what the archetype \
+         backend does (112 ns). bevy_ecs, an archetype layout too, takes 207 ns, hecs \
+         498 ns. The sparse backend walks one array too, at 0.64-0.93x shipyard over the \
+         runs of 2026-11-24 and 2026-11-27.",
     ),
     Target::time(
         "simple_insert",
@@ -368,8 +370,9 @@ const HYBRID_VS_BEVY_SPARSE_B: [Target; 16] = per_workload(
      (cached query states, `EntityWorldMut` inserts, its multi-threaded executor); on the \
      workloads without `B` it is plain bevy_ecs. On simple_iter both walk the same table \
      columns, one chunk per table: the hybrid took 0.66-0.72x its time over the runs of \
-     2026-11-27, around the limit. On heavy_compute every runner spends about \
-     97 % of the run in the same `heavy_body`, so no storage can reach 0.7x there. On \
+     2026-11-27 on an AMD EPYC, around the limit, and 0.48x on an Intel Xeon (15:42 UTC). \
+     On heavy_compute every runner spends about 97 % of the run in the same \
+     `heavy_body`, so no storage can reach 0.7x there. On \
      relationship_traversal both read the links and `Data` from table rows; the hybrid's \
      walk keeps no stack for most trees (next siblings of its last 32 levels in the \
      iterator) and reads an entity's links from the link columns of the table it read last \
@@ -377,9 +380,9 @@ const HYBRID_VS_BEVY_SPARSE_B: [Target; 16] = per_workload(
      links: about 6.9 ns an entity, as on the sparse backend, where finding the columns \
      through the table's column map at every step took about 10. On fragmented_iter both \
      pay a table's set-up per 20-row chunk (the hybrid about as much as the archetype \
-     backend): since the scan reads the query cache's tables and column lists without \
-     bounds checks (about 24 instructions a table), the hybrid takes 0.75x bevy_ecs's time \
-     (120 against 160 ns, 2026-11-27 12:45 UTC), short of 0.7x by about 8 ns a run.",
+     backend); since the scan reads the query cache without bounds checks and folds short \
+     tables four rows at a step, the hybrid takes 0.55x bevy_ecs's time (112 against \
+     204 ns, 2026-11-27 15:42 UTC; 0.75x at 12:45, before the four-row steps).",
 );
 
 /// The hybrid's joins of table components with the sparse `B` (seed 003's many-archetype

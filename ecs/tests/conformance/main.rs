@@ -50,6 +50,7 @@ backends! {
     queries::groups_change_no_results => groups_change_no_results,
     queries::mutable_views_write_like_get_mut => mutable_views_write_like_get_mut,
     queries::for_each_agrees_with_next => for_each_agrees_with_next,
+    queries::dense_chunks_of_every_length_fold_each_row_once => dense_chunks_every_length,
     queries::joins_read_the_right_values_in_and_out_of_step => joins_in_and_out_of_step,
     batches::spawn_batch_with_any_size_hint => spawn_batch_any_size_hint,
     batches::panicking_batch_iterator_keeps_what_it_spawned => panicking_batch_iterator,

@@ -562,6 +562,42 @@ impl Component for Hp {
     const TRACK_CHANGES: bool = true;
 }
 
+/// Every row of a dense chunk is folded once whatever the chunk's length: short chunks run
+/// in fixed steps plus a remainder, long ones in one loop, so lengths on both sides of each
+/// boundary are checked, with one column, with two, and with a per-row filter.
+pub fn dense_chunks_of_every_length_fold_each_row_once<S: Storage>() {
+    let lengths: Vec<u32> = if cfg!(miri) {
+        vec![0, 1, 3, 4, 5, 8, 17, 20, 63, 64, 65]
+    } else {
+        (0..=70).chain([127, 128, 129, 1000]).collect()
+    };
+    for n in lengths {
+        let mut world = World::<S>::new();
+        let all = world
+            .spawn_batch((0..n).map(|i| (A(i), D([i as u8; 3]), Hp(i))))
+            .to_vec();
+        world.query::<&mut A>().for_each(|a| a.0 += 1);
+        world
+            .query::<(&mut A, &D)>()
+            .for_each(|(a, d)| a.0 += 10 + u32::from(d.0[0] & 1));
+        let mut changed = world
+            .query_state::<&mut A, ecs_core::Changed<Hp>>()
+            .unwrap();
+        let spawned = changed.iter_mut(&mut world).count();
+        assert_eq!(spawned, n as usize, "spawned since the state was made");
+        let mut hp = world.query_state::<ecs_core::Mut<Hp>, ()>().unwrap();
+        let mut view = hp.view_mut(&mut world);
+        for &e in all.iter().step_by(3) {
+            view.with(e, |mut h| h.0 += 1).unwrap();
+        }
+        changed.iter_mut(&mut world).for_each(|a| a.0 += 100);
+        for (i, &e) in (0..).zip(&all) {
+            let want = i + 11 + (i & 1) + if i % 3 == 0 { 100 } else { 0 };
+            assert_eq!(world.get::<A>(e), Some(&A(want)), "row {i} of {n}");
+        }
+    }
+}
+
 /// Aligning a component with the tables changes no answer: the same joins, the same values
 /// by entity, before and after, and structural change afterwards works as before. Only a
 /// backend keeping both tables and sets has anything to reorder.
