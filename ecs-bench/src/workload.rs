@@ -159,8 +159,9 @@ pub struct WorkloadInfo {
     /// the first run's world.
     pub repeatable: bool,
     /// Whether [`Prepared::step`] does work: then every run is preceded by an untimed step,
-    /// and each run is timed on its own (two clock reads per run, a few tens of nanoseconds)
-    /// instead of a batch of runs being timed together.
+    /// and each run is timed on its own (two clock reads per run, a few tens of nanoseconds),
+    /// as every run of a non-repeatable workload is, instead of a repeatable workload's batch
+    /// of runs being timed together.
     pub stepped: bool,
     /// Whether the generic body runs on storage backends (false for baseline-only rows).
     pub on_backends: bool,

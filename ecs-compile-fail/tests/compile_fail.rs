@@ -6,8 +6,8 @@
 //! non-`Send` data in parallel code) and the messages that point at the user's line.
 //!
 //! Some messages name the storage type of the selected backend: the cases are built against
-//! `ecs` with its default feature (archetype), this crate's only dependency, whatever
-//! features other workspace members turn on.
+//! `ecs` with its default feature (archetype), the one ECS crate this crate depends on,
+//! whatever features other workspace members turn on.
 
 #[test]
 fn compile_fail() {

@@ -5,14 +5,15 @@
 //! and allocation count, as seed 000 takes them from its first test) and a first time. From
 //! that time a batch size is chosen so one sample lasts about `target_sample`: a repeatable
 //! workload runs its prepared state that many times in a row, a non-repeatable one that
-//! many freshly prepared states, each timed on its own and dropped (untimed) before the next
-//! is prepared, so every run finds the same heap whatever its runner's batch. Samples then go round the runners in
-//! a rotating order (`sample i` starts with runner `i mod R`), and the median per run is what
-//! the report shows.
+//! many freshly prepared states, each prepared just before its run, timed on its own and
+//! dropped (untimed) before the next is prepared, so every run starts from the same heap and
+//! cache state whatever its runner's batch. Samples then go round the runners in a rotating
+//! order (`sample i` starts with runner `i mod R`), and the median per run is what the report
+//! shows.
 //!
 //! A *stepped* workload ([`crate::workload::WorkloadInfo::stepped`]) has untimed work before
-//! every run (`Prepared::step`): its runs are then timed one by one, the step between them
-//! left out of the clock.
+//! every run (`Prepared::step`): its runs are then timed one by one, as a non-repeatable
+//! workload's are, the step between them left out of the clock.
 
 use std::time::{Duration, Instant};
 
@@ -224,11 +225,12 @@ fn sample(
         Some((elapsed.as_nanos() as f64 / batch as f64, ok))
     } else {
         // One state at a time: prepared just before its run and dropped just after, both
-        // untimed, as in the calibration run. Timing the batch's states back to back kept
-        // every run's result alive until the last run, so each run found a heap one world
-        // larger than the one before, and a runner whose calibration happened to choose a
-        // larger batch ran on a larger heap: in one full run simple_insert's hybrid (32
-        // states a sample) measured 1.20x the archetype backend (6 states) while both
+        // untimed, as in the calibration run, so every run starts from the same heap and
+        // cache state. Timing the batch's states back to back kept every run's result alive
+        // until the last run, so each run found a heap one world larger than the one before
+        // (and its state prepared longer ago), and a runner whose calibration happened to
+        // choose a larger batch ran on a larger heap: in one full run simple_insert's hybrid
+        // (32 states a sample) measured 1.20x the archetype backend (6 states) while both
         // executed the same instructions within 0.3 %.
         let mut elapsed = Duration::ZERO;
         let mut ok = true;

@@ -161,8 +161,8 @@ pub const TARGETS: &[Target] = &[
         0.8,
     )
     .because(
-        "0.70-0.75x shipyard in the full run of 2026-11-27 21:58 UTC (0.35-0.38x hecs and \
-         bevy_ecs), 1.7-1.8x the `Vec` floor. A \
+        "0.70-0.75x shipyard in the full run of 2026-11-27 21:58 UTC and 0.72-0.80x in three \
+         filtered runs that hour (0.31-0.38x hecs and bevy_ecs), 1.7-1.9x the `Vec` floor. A \
          batch reserves once (columns, location records, and the entity allocator, which \
          links the batch's fresh ids in one pass so each allocation is an inlined read and \
          increment) and writes each value from registers into its column without a capacity \
