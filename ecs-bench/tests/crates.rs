@@ -159,6 +159,7 @@ fn row(name: &str, medians: &[(&str, f64)]) -> WorkloadReport {
                 checksum_stable: true,
                 ratio_to_fastest: 1.0,
                 bytes: None,
+                samples_ns: Vec::new(),
             })
             .collect(),
         checksums_agree: true,

@@ -335,7 +335,18 @@ fn targets_line(report: &Report) -> String {
     } else {
         String::new()
     };
-    format!("In that run **{met} of {measured}** measured performance targets were met{note}.")
+    let close = evals.iter().filter(|e| e.close()).count();
+    let close = if close > 0 {
+        format!(
+            "; {close} of the verdicts are close enough that another run may turn them over \
+             (≈ in the targets table)"
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "In that run **{met} of {measured}** measured performance targets were met{note}{close}."
+    )
 }
 
 /// The generated text of region `name`, or `None` for a name this module does not know.

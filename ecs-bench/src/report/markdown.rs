@@ -93,24 +93,36 @@ fn render_targets(out: &mut String, report: &Report) {
         "## Performance targets
 "
     );
+    let close = evals.iter().filter(|e| e.close()).count();
     let _ = writeln!(
         out,
         "Ratios from this run only (same machine, interleaved samples). **{met} of \
-         {measured}** measured targets met{}.\n",
+         {measured}** measured targets met{}. *rounds*: the middle half (25th to 75th \
+         percentile) of a time target's ratios round by round; a round times every runner \
+         once, one after another, so its ratio sets two runs moments apart side by side. \
+         ≈ marks a verdict whose limit lies within that range ({close} in this run): another \
+         run may turn it over.\n",
         if report.meta.scale == crate::workload::Scale::Full {
             ""
         } else {
             "; the targets are set for the full sizes, so shrunk sizes are indicative only"
         }
     );
-    let _ = writeln!(out, "| workload | backend | target | measured | status |");
-    let _ = writeln!(out, "|---|---|---|---:|---|");
+    let _ = writeln!(
+        out,
+        "| workload | backend | target | measured | rounds | status |"
+    );
+    let _ = writeln!(out, "|---|---|---|---:|---:|---|");
     let mut reasons = Vec::new();
     for e in &evals {
         let measured = match (e.value, &e.reference) {
             (Some(v), Some(r)) => format!("{v:.2}× ({r})"),
             (Some(v), None) => format!("{v:.1} B"),
             (None, _) => "—".to_owned(),
+        };
+        let rounds = match e.rounds {
+            Some((low, high)) => format!("{low:.2}–{high:.2}×"),
+            None => "—".to_owned(),
         };
         let status = match &e.status {
             Status::Met => "✓ met".to_owned(),
@@ -127,9 +139,10 @@ fn render_targets(out: &mut String, report: &Report) {
             },
             Status::NotMeasured(why) => format!("not measured: {why}"),
         };
+        let mark = if e.close() { " ≈" } else { "" };
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {measured} | {status} |",
+            "| {} | {} | {} | {measured} | {rounds} | {status}{mark} |",
             e.target.workload,
             e.backend,
             e.target.describe()

@@ -444,6 +444,20 @@ pub struct Evaluation {
     pub reference: Option<String>,
     /// Met, missed or not measured.
     pub status: Status,
+    /// For a time target, the middle half (25th to 75th percentile) of the per-round ratios:
+    /// each round times every runner once, one after another, so a round's ratio sets the
+    /// two runs side by side moments apart and a slow spell of the machine moves both. `None`
+    /// for heap and allocation targets (measured once) and with fewer than 3 rounds.
+    pub rounds: Option<(f64, f64)>,
+}
+
+impl Evaluation {
+    /// Whether the limit lies within [`Evaluation::rounds`]: a quarter of the rounds or more
+    /// fell on each side of it, so another run of the report may turn the verdict over.
+    pub fn close(&self) -> bool {
+        self.rounds
+            .is_some_and(|(low, high)| low <= self.target.limit && self.target.limit <= high)
+    }
 }
 
 /// Checks every target whose workload is in `report` (workloads filtered out of the run are
@@ -468,6 +482,7 @@ fn evaluate_one(target: Target, backend: &'static str, w: &WorkloadReport) -> Ev
         value: None,
         reference: None,
         status: Status::NotMeasured(why),
+        rounds: None,
     };
     let Some(result) = runner(w, backend) else {
         return missing(format!("{backend} did not run"));
@@ -487,11 +502,18 @@ fn evaluate_one(target: Target, backend: &'static str, w: &WorkloadReport) -> Ev
             None => return missing(unmeasured(r)),
         },
     };
+    let rounds = match (target.measure, &reference) {
+        (Measure::Time(_), Some(name)) => {
+            runner(w, name).and_then(|r| middle_half(&result.samples_ns, &r.samples_ns))
+        }
+        _ => None,
+    };
     Evaluation {
         target,
         backend,
         value: Some(value),
         reference,
+        rounds,
         status: if value <= target.limit {
             Status::Met
         } else {
@@ -512,6 +534,27 @@ fn unmeasured(r: Reference) -> String {
 
 fn runner<'a>(w: &'a WorkloadReport, name: &str) -> Option<&'a RunnerResult> {
     w.results.iter().find(|r| r.runner == name)
+}
+
+/// The 25th and 75th percentiles of `ours[k] / theirs[k]` over the rounds `k` (linear
+/// interpolation between ranks); `None` unless both ran the same 3 or more rounds.
+fn middle_half(ours: &[f64], theirs: &[f64]) -> Option<(f64, f64)> {
+    if ours.len() != theirs.len() || ours.len() < 3 {
+        return None;
+    }
+    let mut ratios: Vec<f64> = ours
+        .iter()
+        .zip(theirs)
+        .map(|(a, b)| a / b.max(1e-9))
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    let at = |p: f64| {
+        let rank = (ratios.len() - 1) as f64 * p;
+        let below = rank.floor() as usize;
+        let above = (below + 1).min(ratios.len() - 1);
+        ratios[below] + (rank - below as f64) * (ratios[above] - ratios[below])
+    };
+    Some((at(0.25), at(0.75)))
 }
 
 /// `metric(result) / metric(reference)` and the reference's name; `None` when no reference
@@ -554,7 +597,108 @@ mod tests {
             checksum_stable: true,
             ratio_to_fastest: 1.0,
             bytes: None,
+            samples_ns: Vec::new(),
         }
+    }
+
+    /// A result whose samples are `samples` (its median their median).
+    fn sampled(runner: &str, samples: &[f64]) -> RunnerResult {
+        RunnerResult {
+            samples: samples.len(),
+            samples_ns: samples.to_vec(),
+            ..result(runner, crate::report::measure::median(samples), 100, 10)
+        }
+    }
+
+    #[test]
+    fn middle_half_interpolates_between_ranks() {
+        // Ratios 0.5, 1, 1, 2, 2 (in round order 2, 1, 0.5, 2, 1): quartiles at ranks 1 and 3.
+        let ours = [2.0, 2.0, 2.0, 2.0, 2.0];
+        let theirs = [1.0, 2.0, 4.0, 1.0, 2.0];
+        assert_eq!(middle_half(&ours, &theirs), Some((1.0, 2.0)));
+        // Three rounds: halfway between ranks.
+        assert_eq!(
+            middle_half(&[1.0, 3.0, 2.0], &[1.0, 1.0, 1.0]),
+            Some((1.5, 2.5))
+        );
+        assert_eq!(
+            middle_half(&[1.0, 2.0], &[1.0, 1.0]),
+            None,
+            "too few rounds"
+        );
+        assert_eq!(
+            middle_half(&[1.0, 2.0, 3.0], &[1.0, 1.0]),
+            None,
+            "rounds that do not pair up"
+        );
+    }
+
+    #[test]
+    fn time_targets_carry_their_rounds_and_close_verdicts_are_marked() {
+        let r = report(
+            "simple_iter",
+            10,
+            vec![
+                // Ratios to shipyard 0.70, 0.90, 0.80, 0.75, 0.85 round by round.
+                sampled("sparse", &[0.7, 0.9, 0.8, 0.75, 0.85]),
+                sampled("shipyard", &[1.0, 1.0, 1.0, 1.0, 1.0]),
+            ],
+        );
+        let evals = evaluate(&r);
+        let close = find(&evals, "sparse", "0.80× shipyard");
+        let (low, high) = close.rounds.expect("both runners kept their rounds");
+        assert!((low - 0.75).abs() < 1e-12 && (high - 0.85).abs() < 1e-12);
+        assert_eq!(
+            close.status,
+            Status::Met,
+            "the verdict is the medians' ratio"
+        );
+        assert!(close.close(), "0.80 lies within 0.75-0.85");
+        let md = crate::report::markdown::render(&r);
+        assert!(
+            md.contains("| 0.80× (shipyard) | 0.75–0.85× | ✓ met ≈ |"),
+            "{md}"
+        );
+        assert!(md.contains("(1 in this run)"));
+
+        let far = report(
+            "simple_iter",
+            10,
+            vec![
+                sampled("sparse", &[0.4, 0.5, 0.6]),
+                sampled("shipyard", &[1.0, 1.0, 1.0]),
+            ],
+        );
+        let evals = evaluate(&far);
+        let e = find(&evals, "sparse", "0.80× shipyard");
+        assert_eq!(e.status, Status::Met);
+        assert!(!e.close(), "0.45-0.55 is clear of 0.80");
+        assert!(crate::report::markdown::render(&far).contains("| 0.45–0.55× | ✓ met |"));
+    }
+
+    #[test]
+    fn heap_targets_and_unsampled_reports_have_no_rounds() {
+        let r = report(
+            "add_write_delete",
+            10,
+            vec![
+                sampled("sparse", &[1.0, 1.0, 1.0]),
+                sampled("hecs", &[4.0, 4.0, 4.0]),
+            ],
+        );
+        let evals = evaluate(&r);
+        assert!(find(&evals, "sparse", "time ≤ 0.50× hecs").rounds.is_some());
+        assert_eq!(find(&evals, "sparse", "peak heap").rounds, None);
+        assert_eq!(find(&evals, "sparse", "allocations").rounds, None);
+        // A report written before samples were kept (no `samples_ns`): no rounds, no mark.
+        let old = report(
+            "add_write_delete",
+            10,
+            vec![result("sparse", 1.0, 0, 0), result("hecs", 4.0, 0, 0)],
+        );
+        assert!(evaluate(&old)
+            .iter()
+            .all(|e| e.rounds.is_none() && !e.close()));
     }
 
     fn report(name: &str, size: usize, results: Vec<RunnerResult>) -> Report {
@@ -736,13 +880,13 @@ mod tests {
         let md = crate::report::markdown::render(&r);
         assert!(md.contains("## Performance targets"));
         assert!(md.contains("**1 of 3** measured targets met"));
-        assert!(md.contains("| random_access | archetype | time ≤ 0.80× the fastest peer | 3.00× (shipyard) | ✗ missed (1) |"));
+        assert!(md.contains("| random_access | archetype | time ≤ 0.80× the fastest peer | 3.00× (shipyard) | — | ✗ missed (1) |"));
         assert!(md.contains(
-            "| random_access | sparse | time ≤ 0.80× the fastest peer | 0.50× (shipyard) | ✓ met |"
+            "| random_access | sparse | time ≤ 0.80× the fastest peer | 0.50× (shipyard) | — | ✓ met |"
         ));
         assert!(md.contains("1. *random_access*: every runner reads"));
         assert!(
-            md.contains("| random_access | hybrid | time ≤ 0.80× the fastest peer | 2.00× (shipyard) | ✗ missed (1) |"),
+            md.contains("| random_access | hybrid | time ≤ 0.80× the fastest peer | 2.00× (shipyard) | — | ✗ missed (1) |"),
             "two backends missing one target share its note"
         );
         assert!(!md.contains("2. *random_access*"));
