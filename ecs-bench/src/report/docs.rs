@@ -321,7 +321,8 @@ fn provenance(report: &Report) -> String {
     )
 }
 
-/// `34 of 40 performance targets met`.
+/// `34 of 40 performance targets met`, and how many verdicts are within the spread of their
+/// rounds ([`targets::Evaluation::close`]).
 fn targets_line(report: &Report) -> String {
     let evals = targets::evaluate(report);
     let met = evals.iter().filter(|e| e.status == Status::Met).count();
@@ -335,14 +336,15 @@ fn targets_line(report: &Report) -> String {
     } else {
         String::new()
     };
-    let close = evals.iter().filter(|e| e.close()).count();
-    let close = if close > 0 {
-        format!(
-            "; {close} of the verdicts are close enough that another run may turn them over \
-             (≈ in the targets table)"
-        )
-    } else {
-        String::new()
+    let close = match evals.iter().filter(|e| e.close()).count() {
+        0 => String::new(),
+        1 => "; 1 verdict lies within the spread of its rounds, so another run may turn it \
+              over (≈ in the targets table)"
+            .to_owned(),
+        n => format!(
+            "; {n} verdicts lie within the spread of their rounds, so another run may turn \
+             them over (≈ in the targets table)"
+        ),
     };
     format!(
         "In that run **{met} of {measured}** measured performance targets were met{note}{close}."

@@ -98,10 +98,10 @@ fn render_targets(out: &mut String, report: &Report) {
         out,
         "Ratios from this run only (same machine, interleaved samples). **{met} of \
          {measured}** measured targets met{}. *rounds*: the middle half (25th to 75th \
-         percentile) of a time target's ratios round by round; a round times every runner \
-         once, one after another, so its ratio sets two runs moments apart side by side. \
-         ≈ marks a verdict whose limit lies within that range ({close} in this run): another \
-         run may turn it over.\n",
+         percentile) of a time target's ratio taken round by round. A round times every \
+         runner once in turn, so a slow spell of a shared machine tends to fall on both \
+         sides of a round's ratio. ≈ marks a verdict whose limit lies within that spread \
+         ({close} in this run): another run may turn it over.\n",
         if report.meta.scale == crate::workload::Scale::Full {
             ""
         } else {

@@ -91,6 +91,10 @@ pub struct Measured {
     pub runner: Runner,
     /// Time per run of every sample, in nanoseconds.
     pub samples_ns: Vec<f64>,
+    /// Whether every round gave this runner a sample, so `samples_ns[k]` is round `k`'s and
+    /// pairs with another such runner's `samples_ns[k]` (a round's sample is missing only if
+    /// preparing the state failed after the calibration run's had not).
+    pub every_round: bool,
     /// Runs per sample.
     pub batch: usize,
     /// Heap usage of the calibration run.
@@ -297,6 +301,7 @@ pub fn measure_workload(
         .zip(stable)
         .map(|((c, samples_ns), checksum_stable)| Measured {
             runner: c.runner,
+            every_round: samples_ns.len() == samples,
             samples_ns,
             batch: c.batch,
             heap: c.heap,

@@ -276,13 +276,17 @@ fn workload_report(
                 checksum_stable: m.checksum_stable,
                 ratio_to_fastest: if fastest > 0.0 { median / fastest } else { 1.0 },
                 bytes: m.bytes,
-                // A tenth of a nanosecond is finer than any sample resolves, and keeps the
-                // committed report's numbers short.
-                samples_ns: m
-                    .samples_ns
-                    .iter()
-                    .map(|ns| (ns * 10.0).round() / 10.0)
-                    .collect(),
+                // In round order, so only when no round is missing (they pair up by
+                // position); to a tenth of a nanosecond, finer than any sample resolves, to
+                // keep the committed report's numbers short.
+                samples_ns: if m.every_round {
+                    m.samples_ns
+                        .iter()
+                        .map(|ns| (ns * 10.0).round() / 10.0)
+                        .collect()
+                } else {
+                    Vec::new()
+                },
             }
         })
         .collect();

@@ -226,10 +226,10 @@ pub struct RunnerResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes: Option<u64>,
     /// Time per run of every sample, in nanoseconds to a tenth, in the order taken. Sample
-    /// `k` of every runner of a workload was taken in round `k`, the runners one after
-    /// another, so two runners' samples pair up by position, each pair timed moments apart
-    /// (see [`super::targets::Evaluation::rounds`]). Empty in a report written before the
-    /// samples were kept.
+    /// `k` of every runner of a workload was taken in round `k`, which times each runner
+    /// once in turn, so two runners' samples pair up by position, each pair taken within
+    /// one round (see [`super::targets::Evaluation::rounds`]). Empty when a round gave this
+    /// runner no sample, and in a report written before the samples were kept.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub samples_ns: Vec<f64>,
 }

@@ -445,9 +445,9 @@ pub struct Evaluation {
     /// Met, missed or not measured.
     pub status: Status,
     /// For a time target, the middle half (25th to 75th percentile) of the per-round ratios:
-    /// each round times every runner once, one after another, so a round's ratio sets the
-    /// two runs side by side moments apart and a slow spell of the machine moves both. `None`
-    /// for heap and allocation targets (measured once) and with fewer than 3 rounds.
+    /// each round times every runner once in turn, so a slow spell of the machine tends to
+    /// fall on both sides of a round's ratio. `None` for heap and allocation targets
+    /// (measured once), with fewer than 3 rounds, and when a runner kept no samples.
     pub rounds: Option<(f64, f64)>,
 }
 
@@ -621,6 +621,11 @@ mod tests {
             middle_half(&[1.0, 3.0, 2.0], &[1.0, 1.0, 1.0]),
             Some((1.5, 2.5))
         );
+        // Pairs by round, not by rank: sorted first, both lists would give ratios of 1.
+        assert_eq!(
+            middle_half(&[1.0, 5.0, 2.0, 4.0, 3.0], &[5.0, 1.0, 4.0, 2.0, 3.0]),
+            Some((0.5, 2.0))
+        );
         assert_eq!(
             middle_half(&[1.0, 2.0], &[1.0, 1.0]),
             None,
@@ -674,6 +679,39 @@ mod tests {
         assert_eq!(e.status, Status::Met);
         assert!(!e.close(), "0.45-0.55 is clear of 0.80");
         assert!(crate::report::markdown::render(&far).contains("| 0.45–0.55× | ✓ met |"));
+    }
+
+    #[test]
+    fn a_limit_on_either_end_of_the_rounds_is_close() {
+        let at = |rounds| Evaluation {
+            target: TARGETS[0],
+            backend: "sparse",
+            value: Some(1.0),
+            reference: None,
+            status: Status::Met,
+            rounds,
+        };
+        let limit = TARGETS[0].limit;
+        assert!(at(Some((limit, limit + 0.1))).close());
+        assert!(at(Some((limit - 0.1, limit))).close());
+        assert!(!at(Some((limit + 0.01, limit + 0.1))).close());
+        assert!(!at(Some((limit - 0.1, limit - 0.01))).close());
+        assert!(!at(None).close());
+    }
+
+    #[test]
+    fn a_report_without_samples_still_loads() {
+        let json = serde_json::to_value(result("sparse", 1.0, 0, 0)).unwrap();
+        assert!(
+            json.get("samples_ns").is_none(),
+            "no samples, nothing written"
+        );
+        let back: RunnerResult = serde_json::from_value(json).unwrap();
+        assert!(back.samples_ns.is_empty());
+        let with = sampled("sparse", &[1.0, 2.0, 3.0]);
+        let back: RunnerResult =
+            serde_json::from_str(&serde_json::to_string(&with).unwrap()).unwrap();
+        assert_eq!(back.samples_ns, [1.0, 2.0, 3.0]);
     }
 
     #[test]
