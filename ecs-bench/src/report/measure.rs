@@ -121,12 +121,20 @@ pub fn median(values: &[f64]) -> f64 {
     }
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
-    let mid = sorted.len() / 2;
-    if sorted.len() % 2 == 1 {
-        sorted[mid]
-    } else {
-        (sorted[mid - 1] + sorted[mid]) / 2.0
-    }
+    quantile(&sorted, 0.5)
+}
+
+/// The `p`-quantile (`p` in 0..=1) of the ascending, non-empty `sorted`, interpolated
+/// linearly between neighbouring ranks: at 0.5 the median (the middle value, or the mean of
+/// the two middle ones), at 0.25 and 0.75 the quartiles the targets' rounds use.
+pub fn quantile(sorted: &[f64], p: f64) -> f64 {
+    let rank = (sorted.len() - 1) as f64 * p;
+    let below = rank.floor() as usize;
+    let above = (below + 1).min(sorted.len() - 1);
+    let frac = rank - below as f64;
+    // Weighted so that a whole rank (frac 0) is that value exactly, and a half rank is
+    // `(a + b) / 2` to the last bit (halving is exact).
+    (1.0 - frac) * sorted[below] + frac * sorted[above]
 }
 
 /// One runner's calibration.

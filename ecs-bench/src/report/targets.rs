@@ -11,6 +11,7 @@
 //! unfinished work, the target carries a `why` that the report prints beside it, so a user
 //! reading the table learns what the layout costs.
 
+use super::measure::quantile;
 use super::model::{Report, RunnerResult, WorkloadReport};
 
 /// The peers that have a scheduler (the schedule target compares against these).
@@ -536,8 +537,8 @@ fn runner<'a>(w: &'a WorkloadReport, name: &str) -> Option<&'a RunnerResult> {
     w.results.iter().find(|r| r.runner == name)
 }
 
-/// The 25th and 75th percentiles of `ours[k] / theirs[k]` over the rounds `k` (linear
-/// interpolation between ranks); `None` unless both ran the same 3 or more rounds.
+/// The 25th and 75th percentiles of `ours[k] / theirs[k]` over the rounds `k` (see
+/// [`quantile`]); `None` unless both ran the same 3 or more rounds.
 fn middle_half(ours: &[f64], theirs: &[f64]) -> Option<(f64, f64)> {
     if ours.len() != theirs.len() || ours.len() < 3 {
         return None;
@@ -548,13 +549,7 @@ fn middle_half(ours: &[f64], theirs: &[f64]) -> Option<(f64, f64)> {
         .map(|(a, b)| a / b.max(1e-9))
         .collect();
     ratios.sort_by(f64::total_cmp);
-    let at = |p: f64| {
-        let rank = (ratios.len() - 1) as f64 * p;
-        let below = rank.floor() as usize;
-        let above = (below + 1).min(ratios.len() - 1);
-        ratios[below] + (rank - below as f64) * (ratios[above] - ratios[below])
-    };
-    Some((at(0.25), at(0.75)))
+    Some((quantile(&ratios, 0.25), quantile(&ratios, 0.75)))
 }
 
 /// `metric(result) / metric(reference)` and the reference's name; `None` when no reference
