@@ -642,10 +642,14 @@ mod tests {
 
     #[derive(Debug, PartialEq)]
     struct A(u32);
-    impl Component for A {}
+    impl Component for A {
+        type Mutability = ecs_core::Mutable;
+    }
     #[derive(Debug, PartialEq)]
     struct B(u32);
-    impl Component for B {}
+    impl Component for B {
+        type Mutability = ecs_core::Mutable;
+    }
 
     fn entity(i: u32) -> Entity {
         Entity::new(i, 1).unwrap()

@@ -144,11 +144,17 @@ mod tests {
     use ecs_core::component::{Component, Components};
 
     struct A;
-    impl Component for A {}
+    impl Component for A {
+        type Mutability = ecs_core::Mutable;
+    }
     struct B(#[allow(dead_code)] u8);
-    impl Component for B {}
+    impl Component for B {
+        type Mutability = ecs_core::Mutable;
+    }
     struct C(#[allow(dead_code)] u16);
-    impl Component for C {}
+    impl Component for C {
+        type Mutability = ecs_core::Mutable;
+    }
 
     #[test]
     fn lists_tables_in_creation_order_with_columns() {

@@ -175,9 +175,13 @@ mod tests {
     use super::*;
 
     struct A(#[allow(dead_code)] u32);
-    impl Component for A {}
+    impl Component for A {
+        type Mutability = ecs_core::Mutable;
+    }
     struct B(#[allow(dead_code)] u64);
-    impl Component for B {}
+    impl Component for B {
+        type Mutability = ecs_core::Mutable;
+    }
 
     #[test]
     fn the_recent_edge_always_matches_the_map() {

@@ -57,11 +57,10 @@
 //! use ecs_archetype::ArchetypeStorage;
 //! use ecs_core::{Component, World};
 //!
-//! #[derive(Debug, PartialEq)]
+//! #[derive(Component, Debug, PartialEq)]
 //! struct Health(u32);
-//! impl Component for Health {}
+//! #[derive(Component)]
 //! struct Poisoned;
-//! impl Component for Poisoned {}
 //!
 //! let mut world = World::<ArchetypeStorage>::new();
 //! let e = world.spawn((Health(10),));

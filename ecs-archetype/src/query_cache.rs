@@ -179,13 +179,21 @@ mod tests {
     use ecs_core::component::{Component, ComponentId, Components};
 
     struct A;
-    impl Component for A {}
+    impl Component for A {
+        type Mutability = ecs_core::Mutable;
+    }
     struct B;
-    impl Component for B {}
+    impl Component for B {
+        type Mutability = ecs_core::Mutable;
+    }
     struct C;
-    impl Component for C {}
+    impl Component for C {
+        type Mutability = ecs_core::Mutable;
+    }
     struct D;
-    impl Component for D {}
+    impl Component for D {
+        type Mutability = ecs_core::Mutable;
+    }
 
     struct Setup {
         components: Components,

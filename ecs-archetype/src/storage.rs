@@ -32,12 +32,12 @@ use crate::table::TableRow;
 /// use ecs_archetype::ArchetypeStorage;
 /// use ecs_core::{Component, World, Without};
 ///
+/// #[derive(Component)]
 /// struct Position(f32);
-/// impl Component for Position {}
+/// #[derive(Component)]
 /// struct Velocity(f32);
-/// impl Component for Velocity {}
+/// #[derive(Component)]
 /// struct Frozen;
-/// impl Component for Frozen {}
 ///
 /// let mut world = World::<ArchetypeStorage>::new();
 /// let moving = world.spawn((Position(0.0), Velocity(2.0)));

@@ -632,13 +632,19 @@ mod tests {
 
     #[derive(Debug, PartialEq, Clone)]
     struct A(u32);
-    impl Component for A {}
+    impl Component for A {
+        type Mutability = ecs_core::Mutable;
+    }
     #[derive(Debug, PartialEq, Clone)]
     struct B(String);
-    impl Component for B {}
+    impl Component for B {
+        type Mutability = ecs_core::Mutable;
+    }
     #[derive(Debug, PartialEq, Clone)]
     struct C(u64);
-    impl Component for C {}
+    impl Component for C {
+        type Mutability = ecs_core::Mutable;
+    }
 
     struct Setup {
         ids: [ComponentId; 3],

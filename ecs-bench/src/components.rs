@@ -13,7 +13,9 @@ use ecs_core::Component;
     derive(bevy_ecs::component::Component, shipyard::Component)
 )]
 pub struct Transform(pub [f32; 16]);
-impl Component for Transform {}
+impl Component for Transform {
+    type Mutability = ecs_core::Mutable;
+}
 
 /// A point in space.
 #[derive(Clone, Copy, Debug, PartialEq, Default, serde::Serialize, serde::Deserialize)]
@@ -22,7 +24,9 @@ impl Component for Transform {}
     derive(bevy_ecs::component::Component, shipyard::Component)
 )]
 pub struct Position(pub [f32; 3]);
-impl Component for Position {}
+impl Component for Position {
+    type Mutability = ecs_core::Mutable;
+}
 
 /// Euler angles.
 #[derive(Clone, Copy, Debug, PartialEq, Default, serde::Serialize, serde::Deserialize)]
@@ -31,7 +35,9 @@ impl Component for Position {}
     derive(bevy_ecs::component::Component, shipyard::Component)
 )]
 pub struct Rotation(pub [f32; 3]);
-impl Component for Rotation {}
+impl Component for Rotation {
+    type Mutability = ecs_core::Mutable;
+}
 
 /// Change of position per step.
 #[derive(Clone, Copy, Debug, PartialEq, Default, serde::Serialize, serde::Deserialize)]
@@ -40,7 +46,9 @@ impl Component for Rotation {}
     derive(bevy_ecs::component::Component, shipyard::Component)
 )]
 pub struct Velocity(pub [f32; 3]);
-impl Component for Velocity {}
+impl Component for Velocity {
+    type Mutability = ecs_core::Mutable;
+}
 
 /// Hit points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -49,7 +57,9 @@ impl Component for Velocity {}
     derive(bevy_ecs::component::Component, shipyard::Component)
 )]
 pub struct Health(pub u32);
-impl Component for Health {}
+impl Component for Health {
+    type Mutability = ecs_core::Mutable;
+}
 
 /// The payload of the fragmented_iter workload.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
@@ -58,7 +68,9 @@ impl Component for Health {}
     derive(bevy_ecs::component::Component, shipyard::Component)
 )]
 pub struct Data(pub f32);
-impl Component for Data {}
+impl Component for Data {
+    type Mutability = ecs_core::Mutable;
+}
 
 macro_rules! letters {
     ($($name:ident),*) => {$(
@@ -66,7 +78,7 @@ macro_rules! letters {
         #[derive(Clone, Copy, Debug, PartialEq, Default)]
         #[cfg_attr(feature = "peers", derive(bevy_ecs::component::Component, shipyard::Component))]
         pub struct $name(pub f32);
-        impl Component for $name {}
+        impl Component for $name { type Mutability = ecs_core::Mutable; }
     )*};
 }
 letters!(A, C, D, E, F, G, H, I, J, K, L, M, N, O, P, Q, R, S, T, U, V, W, X, Y, Z);
@@ -83,6 +95,7 @@ letters!(A, C, D, E, F, G, H, I, J, K, L, M, N, O, P, Q, R, S, T, U, V, W, X, Y,
 )]
 pub struct B(pub f32);
 impl Component for B {
+    type Mutability = ecs_core::Mutable;
     const STORAGE: ecs_core::StorageKind = ecs_core::StorageKind::Sparse;
 }
 
@@ -110,7 +123,7 @@ specs_components!(
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub struct CratePos(pub [f32; 3]);
 impl Component for CratePos {
-    const TRACK_CHANGES: bool = true;
+    type Mutability = ecs_core::Tracked;
 }
 
 /// Seed 002: a crate's sprite animation (current frame and playback speed). Tracks changes.
@@ -122,7 +135,7 @@ pub struct Animation {
     pub speed: f32,
 }
 impl Component for Animation {
-    const TRACK_CHANGES: bool = true;
+    type Mutability = ecs_core::Tracked;
 }
 
 /// Seed 002: a crate's collision box (axis-aligned, relative to its position) and layer mask.
@@ -134,12 +147,16 @@ pub struct Collision {
     /// Which collision layers it is on (walls, attackable, ...).
     pub layers: u32,
 }
-impl Component for Collision {}
+impl Component for Collision {
+    type Mutability = ecs_core::Mutable;
+}
 
 /// A component of `8 * WORDS` bytes (alignment 8), for seed 004's size sweep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Blob<const WORDS: usize>(pub [u64; WORDS]);
-impl<const WORDS: usize> Component for Blob<WORDS> {}
+impl<const WORDS: usize> Component for Blob<WORDS> {
+    type Mutability = ecs_core::Mutable;
+}
 
 impl<const WORDS: usize> Default for Blob<WORDS> {
     fn default() -> Self {

@@ -37,10 +37,10 @@ pub trait BundleVisitor {
 /// ```
 /// use ecs_core::bundle::{Bundle, BundleVisitor, OffsetVisitor};
 /// use ecs_core::Component;
+/// #[derive(Component)]
 /// struct A;
-/// impl Component for A {}
+/// #[derive(Component)]
 /// struct B;
-/// impl Component for B {}
 ///
 /// struct Indices(Vec<usize>);
 /// impl BundleVisitor for Indices {
@@ -79,10 +79,10 @@ impl<V: BundleVisitor> BundleVisitor for OffsetVisitor<'_, V> {
 /// ```
 /// use ecs_core::bundle::{Bundle, ComponentInserter};
 /// use ecs_core::Component;
+/// #[derive(Component)]
 /// struct A(u8);
-/// impl Component for A {}
+/// #[derive(Component)]
 /// struct B(u8);
-/// impl Component for B {}
 ///
 /// /// Stores nothing: records the types and hands every value back as "replaced".
 /// struct Names(Vec<&'static str>);
@@ -110,12 +110,10 @@ pub trait ComponentInserter {
 /// use std::any::Any;
 /// use ecs_core::bundle::{Bundle, ComponentSource};
 /// use ecs_core::{Component, EcsError, Entity};
-/// #[derive(Debug, PartialEq)]
+/// #[derive(Component, Debug, PartialEq)]
 /// struct A(u8);
-/// impl Component for A {}
-/// #[derive(Debug, PartialEq)]
+/// #[derive(Component, Debug, PartialEq)]
 /// struct B(u8);
-/// impl Component for B {}
 ///
 /// /// Loose values, handed out by type.
 /// struct Bag(Vec<Box<dyn Any>>);
@@ -177,13 +175,15 @@ pub trait ComponentSource {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a bundle",
     label = "not a bundle",
-    note = "a bundle is a component, a tuple of bundles, or a struct with `#[derive(Bundle)]`"
+    note = "a bundle is a component, a tuple of bundles, or a struct with `#[derive(Bundle)]`; \
+            a type of yours in it that is meant to be a component needs \
+            `#[derive(Component)]`"
 )]
 pub unsafe trait Bundle: Sized + Send + Sync + 'static {
     /// Number of components, nested bundles flattened.
     const COUNT: usize;
 
-    /// Whether any field's type tracks changes ([`Component::TRACK_CHANGES`]): spawning a
+    /// Whether any field's type tracks changes ([`tracks_changes`](crate::component::tracks_changes)): spawning a
     /// bundle without one skips change bookkeeping at compile time.
     const TRACKS_CHANGES: bool = true;
 
@@ -208,7 +208,7 @@ pub unsafe trait Bundle: Sized + Send + Sync + 'static {
 // SAFETY: one component: one id, and one visit, at index 0, as `T`.
 unsafe impl<T: Component> Bundle for T {
     const COUNT: usize = 1;
-    const TRACKS_CHANGES: bool = T::TRACK_CHANGES;
+    const TRACKS_CHANGES: bool = crate::component::tracks_changes::<T>();
     type Replaced = Option<T>;
 
     fn component_ids(components: &mut Components, out: &mut Vec<ComponentId>) {
@@ -416,9 +416,13 @@ mod tests {
     use super::*;
 
     struct X(u8);
-    impl Component for X {}
+    impl Component for X {
+        type Mutability = crate::component::Mutable;
+    }
     struct Y;
-    impl Component for Y {}
+    impl Component for Y {
+        type Mutability = crate::component::Mutable;
+    }
 
     #[test]
     fn ids_in_field_order_and_duplicates_rejected() {
@@ -444,7 +448,9 @@ mod tests {
     struct Outer(X, #[bundle] Inner, #[bundle] (), #[bundle] (Y2,));
 
     struct Y2;
-    impl Component for Y2 {}
+    impl Component for Y2 {
+        type Mutability = crate::component::Mutable;
+    }
 
     /// Records (index, type name) of every visit.
     struct Rec(Vec<(usize, &'static str)>);
@@ -481,7 +487,9 @@ mod tests {
     }
 
     struct X2;
-    impl Component for X2 {}
+    impl Component for X2 {
+        type Mutability = crate::component::Mutable;
+    }
 
     #[test]
     fn tracking_is_the_or_of_the_fields() {

@@ -90,8 +90,8 @@ impl fmt::Debug for CommandQueue {
 ///
 /// ```
 /// # use ecs_core::{World, Component, commands::{CommandQueue, Commands}, testing::VecStorage};
+/// #[derive(Component)]
 /// struct Hp(u32);
-/// impl Component for Hp {}
 /// let mut world = World::<VecStorage>::new();
 /// let mut queue = CommandQueue::new();
 /// let mut commands = Commands::new(&mut queue, &world);
@@ -379,9 +379,13 @@ mod tests {
 
     #[derive(Debug, PartialEq)]
     struct Hp(u32);
-    impl Component for Hp {}
+    impl Component for Hp {
+        type Mutability = crate::component::Mutable;
+    }
     struct Counted(Arc<AtomicUsize>);
-    impl Component for Counted {}
+    impl Component for Counted {
+        type Mutability = crate::component::Mutable;
+    }
     impl Drop for Counted {
         fn drop(&mut self) {
             self.0.fetch_add(1, Ordering::Relaxed);

@@ -10,13 +10,19 @@ use std::alloc::Layout;
 use std::any::{type_name, TypeId};
 use std::borrow::Cow;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
-use std::marker::PhantomData;
 
 use hashbrown::HashMap;
 
 use crate::error::EcsError;
 use crate::named::{NameId, Names};
 use crate::properties::Property;
+
+pub mod mutability;
+
+pub use mutability::{
+    tracks_changes, Immutable, Mutability, Mutable, MutableComponent, Tracked, TrackedComponent,
+    Writable, Write,
+};
 
 /// Where a component type wants its values kept, read by backends that can choose per type.
 ///
@@ -32,61 +38,39 @@ pub enum StorageKind {
 
 /// A type that can be stored on an entity.
 ///
-/// Implement it with `impl Component for MyType {}`; override [`Component::STORAGE`] to pick
-/// sparse-set storage in a hybrid world. The choice is a compile-time constant so that a
-/// query's fetch resolves to "column + row" or "sparse lookup" when it is monomorphised.
+/// Derive it (`#[derive(Component)]`), or implement it naming how the type is written:
+/// `impl Component for MyType { type Mutability = Mutable; }`. Override
+/// [`Component::STORAGE`] to pick sparse-set storage in a hybrid world. The choices are
+/// compile-time facts, so that a query's fetch resolves to "column + row" or "sparse
+/// lookup", and to a plain reference or a change-recording guard, when it is monomorphised.
 ///
-/// Override [`Component::TRACK_CHANGES`] to opt in to change tracking (the
-/// [`Changed`](crate::Changed) and [`Added`](crate::Added) filters); see [`crate::change`].
+/// [`Component::Mutability`] says how values are written (see [`mutability`]): in place
+/// through `&mut T` ([`Mutable`]), in place through a change-recording [`Mut<T>`](crate::Mut)
+/// that the [`Changed`](crate::Changed) and [`Added`](crate::Added) filters read
+/// ([`Tracked`]), or only replaced whole ([`Immutable`]).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a component",
     label = "not a component",
-    note = "derive it with `#[derive(Component)]` (or implement the trait); a struct field \
-            holding a nested bundle is marked `#[bundle]`"
+    note = "add `#[derive(Component)]` to its definition (or `impl Component for {Self} {{ type \
+            Mutability = Mutable; }}`); a struct field holding a nested bundle is marked \
+            `#[bundle]`"
 )]
 pub trait Component: Send + Sync + 'static {
+    /// How values are written: [`Mutable`] (plain `&mut T`, nothing recorded), [`Tracked`]
+    /// (`&mut T` in a query and `get_mut` give a [`Mut<T>`](crate::Mut) that records the
+    /// first write for the change filters) or [`Immutable`] (never written in place). The
+    /// derive picks `Mutable`, `Tracked` with `#[component(track_changes)]`, and
+    /// `Immutable` with `#[component(immutable)]`.
+    type Mutability: Mutability;
+
     /// The storage this type asks for where the backend offers a choice.
     const STORAGE: StorageKind = StorageKind::Table;
-
-    /// Whether the world records additions and writes of this type for
-    /// [`Changed`](crate::Changed) / [`Added`](crate::Added) filters.
-    ///
-    /// A type that leaves this `false` pays nothing: no tick or flag is stored, `&mut T`
-    /// query items and [`World::get_mut`](crate::World::get_mut) are plain references. A
-    /// tracked type is written through the [`Mut`](crate::Mut) guard instead, which records
-    /// a change on the first actual write; fetching `&mut T` for it is a compile-time error,
-    /// so tracking cannot be bypassed by accident.
-    const TRACK_CHANGES: bool = false;
 
     /// The fields a scripting layer may read and write by name
     /// ([`World::get_property`](crate::World::get_property)); `None` (the default) for a type
     /// without properties. `#[component(properties)]` on the derive lists every field (see
     /// [`crate::properties`]).
     const PROPERTIES: Option<&'static [Property<Self>]> = None;
-}
-
-/// Compile-time checks of a component type's tracking choice ([`Component::TRACK_CHANGES`]).
-///
-/// Each constant is `()` when the choice fits and a compile error with the message below when
-/// it does not. The functions a user calls (`World::get_mut`, `World::query`,
-/// `Schedule::add_system`, ...) name these constants in their own bodies, so the compiler's
-/// "encountered while instantiating" note points at the user's line, not into this crate.
-pub(crate) struct Tracking<T>(PhantomData<T>);
-
-impl<T: Component> Tracking<T> {
-    /// Fails for a tracked type: a plain `&mut T` would write without recording the change.
-    pub(crate) const UNTRACKED: () = assert!(
-        !T::TRACK_CHANGES,
-        "this component tracks changes (TRACK_CHANGES = true): a plain `&mut T` would write \
-         without recording the change; use `Mut<T>` in queries or `World::get_mut_tracked`"
-    );
-
-    /// Fails for an untracked type: `Added<T>` / `Changed<T>` would have nothing to read.
-    pub(crate) const TRACKED: () = assert!(
-        T::TRACK_CHANGES,
-        "Added<T> / Changed<T> need T to track changes: add `const TRACK_CHANGES: bool = true;` \
-         to its `impl Component` (or `#[component(track_changes)]` to its derive)"
-    );
 }
 
 /// The dense id of a component within one world's registry.
@@ -125,6 +109,7 @@ pub struct ComponentInfo {
     type_id: Option<TypeId>,
     storage: StorageKind,
     tracks_changes: bool,
+    mutable: bool,
     instance: Option<Instance>,
     properties: Option<&'static [Property]>,
 }
@@ -180,10 +165,18 @@ impl ComponentInfo {
         self.storage
     }
     /// Whether additions and writes are recorded for change filters
-    /// ([`Component::TRACK_CHANGES`]; always false for run-time components).
+    /// ([`Mutability::TRACK_CHANGES`] of the type's [`Component::Mutability`]; always false
+    /// for run-time components).
     #[inline]
     pub fn tracks_changes(&self) -> bool {
         self.tracks_changes
+    }
+    /// Whether values may be written in place: false for an [`Immutable`] type (and its
+    /// named instances), which run-time writes (`DynQuery`, properties) refuse; true for
+    /// run-time components.
+    #[inline]
+    pub fn is_mutable(&self) -> bool {
+        self.mutable
     }
     /// For a named instance's id, the component it is an instance of and its name; `None`
     /// for a component type (and for run-time components).
@@ -385,7 +378,8 @@ impl Components {
         });
         let info = &mut self.infos[id.index()];
         info.type_id = Some(TypeId::of::<T>());
-        info.tracks_changes = T::TRACK_CHANGES;
+        info.tracks_changes = tracks_changes::<T>();
+        info.mutable = <T::Mutability as Mutability>::MUTABLE;
         info.properties = T::PROPERTIES.map(Property::erase);
         self.by_type.insert(TypeId::of::<T>(), id);
         self.recent.remember(TypeId::of::<T>(), id.0);
@@ -432,6 +426,7 @@ impl Components {
             type_id: None,
             storage: d.storage,
             tracks_changes: false,
+            mutable: true,
             instance: None,
             properties: None,
         });
@@ -469,6 +464,7 @@ impl Components {
         let info = &mut self.infos[id.index()];
         info.type_id = base.type_id;
         info.tracks_changes = base.tracks_changes;
+        info.mutable = base.mutable;
         info.properties = base.properties;
         info.instance = Some(Instance { of, name: name_id });
         self.instances.insert((of, name_id), id);
@@ -634,14 +630,19 @@ mod tests {
     use super::*;
 
     struct A;
-    impl Component for A {}
+    impl Component for A {
+        type Mutability = crate::component::Mutable;
+    }
     struct B(#[allow(dead_code)] String);
     impl Component for B {
+        type Mutability = crate::component::Mutable;
         const STORAGE: StorageKind = StorageKind::Sparse;
     }
 
     struct N<const I: usize>;
-    impl<const I: usize> Component for N<I> {}
+    impl<const I: usize> Component for N<I> {
+        type Mutability = crate::component::Mutable;
+    }
 
     #[test]
     fn type_names_are_indexed_from_the_first_named_instance() {

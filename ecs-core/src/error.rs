@@ -155,6 +155,10 @@ pub enum EcsError {
     },
     /// A change filter (`Added`, `Changed`) names a component that does not track changes.
     Untracked(String),
+    /// A write (a run-time query's written term, a property set) names a component that is
+    /// immutable ([`Immutable`](crate::Immutable)): its values are only replaced whole, with
+    /// `insert`. Nothing was changed.
+    Immutable(String),
     /// A store keyed by entity index already holds this index under another generation
     /// (`held`): one of the two handles is stale. Nothing was stored.
     IndexTaken {
@@ -260,6 +264,11 @@ impl fmt::Display for EcsError {
             EcsError::Untracked(component) => write!(
                 f,
                 "component {component} does not track changes, so Added/Changed cannot filter on it"
+            ),
+            EcsError::Immutable(component) => write!(
+                f,
+                "component {component} is immutable: replace its value with `insert` instead of \
+                 writing it in place"
             ),
             EcsError::Many(errors) => {
                 write!(f, "{} errors:", errors.len())?;

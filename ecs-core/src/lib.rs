@@ -8,7 +8,7 @@
 //! facade picks one by Cargo feature. This crate names no backend.
 //!
 //! Beyond plain storage, written once for every backend:
-//! * [`change`]: opt-in change tracking (`const TRACK_CHANGES`), the [`Mut`] guard and the
+//! * [`change`]: opt-in change tracking (`#[component(track_changes)]`), the [`Mut`] guard and the
 //!   [`Added`] / [`Changed`] filters; a run of a change-filtered query costs O(changes).
 //! * [`system`] and [`schedule`]: function systems whose access comes from their parameter
 //!   types ([`Query`], [`Res`], [`ResMut`], [`Commands`]), run in parallel where they do not
@@ -70,7 +70,9 @@ pub use change::Mut;
 // `#[derive(Component)]` and `#[derive(Bundle)]`, beside the traits of the same names (the
 // derives name this crate `::ecs_core`; the `ecs` facade re-exports its own flavour).
 pub use commands::{CommandQueue, Commands};
-pub use component::{Component, ComponentDescriptor, ComponentId, StorageKind};
+pub use component::{
+    Component, ComponentDescriptor, ComponentId, Immutable, Mutable, StorageKind, Tracked,
+};
 pub use ecs_derive::{Bundle, Component, MapEntities};
 pub use entity::Entity;
 pub use error::EcsError;
@@ -91,7 +93,9 @@ pub mod prelude {
     pub use crate::bundle::Bundle;
     pub use crate::change::Mut;
     pub use crate::commands::{CommandQueue, Commands};
-    pub use crate::component::{Component, ComponentDescriptor, ComponentId, StorageKind};
+    pub use crate::component::{
+        Component, ComponentDescriptor, ComponentId, Immutable, Mutable, StorageKind, Tracked,
+    };
     pub use crate::entity::Entity;
     pub use crate::error::EcsError;
     pub use crate::event::{EventReader, EventWriter, Events};

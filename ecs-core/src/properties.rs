@@ -292,7 +292,8 @@ impl<C: ?Sized> Property<C> {
     /// (`core::mem::offset_of!(C, field)`). What `#[component(properties)]` generates.
     ///
     /// # Safety
-    /// `C` has a field of type `F` at `offset`.
+    /// `C` has a field of type `F` at `offset`, aligned for `F` in every `C` (so not a field
+    /// of a `#[repr(packed)]` struct): reads and writes take it as an aligned `F`.
     pub const unsafe fn new<F: PropertyType>(name: &'static str, offset: usize) -> Self {
         Property {
             name,

@@ -21,6 +21,8 @@ pub(crate) struct ComponentAttrs {
     /// `None`: the trait's default (table).
     pub storage: Option<Storage>,
     pub track_changes: bool,
+    /// `immutable`: values are replaced whole, never written in place.
+    pub immutable: bool,
     /// `properties`: list the fields as properties.
     pub properties: bool,
     /// `crate = "path"`.
@@ -55,6 +57,8 @@ impl ComponentAttrs {
             });
         } else if meta.path.is_ident("track_changes") {
             parse_flag(&meta, "track_changes", &mut self.track_changes)?;
+        } else if meta.path.is_ident("immutable") {
+            parse_flag(&meta, "immutable", &mut self.immutable)?;
         } else if meta.path.is_ident("properties") {
             parse_flag(&meta, "properties", &mut self.properties)?;
         } else if meta.path.is_ident("crate") {
@@ -62,7 +66,8 @@ impl ComponentAttrs {
         } else {
             return Err(meta.error(format!(
                 "unknown component attribute `{}`: expected `storage = \"table\"`, \
-                 `storage = \"sparse\"`, `track_changes`, `properties` or `crate = \"path\"`",
+                 `storage = \"sparse\"`, `track_changes`, `immutable`, `properties` or \
+                 `crate = \"path\"`",
                 meta.path.to_token_stream()
             )));
         }
@@ -70,7 +75,7 @@ impl ComponentAttrs {
     }
 }
 
-/// A flag attribute (`track_changes`, `properties`): no value, given once.
+/// A flag attribute (`track_changes`, `immutable`, `properties`): no value, given once.
 fn parse_flag(meta: &ParseNestedMeta<'_>, name: &str, slot: &mut bool) -> syn::Result<()> {
     if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
         return Err(meta.error(format!("`{name}` takes no value: write `{name}`")));
@@ -229,7 +234,9 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(all.storage, Some(Storage::Sparse));
-        assert!(all.track_changes);
+        assert!(all.track_changes && !all.immutable);
+        let frozen = component(vec![parse_quote!(#[component(immutable)])]).unwrap();
+        assert!(frozen.immutable && !frozen.track_changes);
         let krate = all.krate.unwrap();
         assert_eq!(krate.to_token_stream().to_string(), "my_ecs :: ecs_core");
 

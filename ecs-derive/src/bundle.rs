@@ -120,7 +120,6 @@ fn respan(tokens: TokenStream2, span: Span) -> TokenStream2 {
 /// The trait's items, generated field by field.
 fn methods(fields: &[Field<'_>], root: &TokenStream2) -> TokenStream2 {
     let bundle = quote!(#root::bundle::Bundle);
-    let component = quote!(#root::component::Component);
     // Parameters the generated bodies use (hygienic: user names cannot shadow them).
     let components = Ident::new("components", hygienic());
     let out = Ident::new("out", hygienic());
@@ -159,7 +158,7 @@ fn methods(fields: &[Field<'_>], root: &TokenStream2) -> TokenStream2 {
             if f.nested {
                 quote_spanned!(ty.span()=> <#ty as #bundle>::TRACKS_CHANGES)
             } else {
-                quote_spanned!(ty.span()=> <#ty as #component>::TRACK_CHANGES)
+                quote_spanned!(ty.span()=> #root::component::tracks_changes::<#ty>())
             }
         })
         .collect();
@@ -305,7 +304,7 @@ mod tests {
             "{out}"
         );
         assert!(out.contains(
-            "constTRACKS_CHANGES:bool=<Nameas::ecs_core::component::Component>::TRACK_CHANGES||<Bodyas::ecs_core::bundle::Bundle>::TRACKS_CHANGES||<Hpas::ecs_core::component::Component>::TRACK_CHANGES;"
+            "constTRACKS_CHANGES:bool=::ecs_core::component::tracks_changes::<Name>()||<Bodyas::ecs_core::bundle::Bundle>::TRACKS_CHANGES||::ecs_core::component::tracks_changes::<Hp>();"
         ), "{out}");
     }
 

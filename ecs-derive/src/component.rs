@@ -25,11 +25,12 @@ pub(crate) fn derive(input: &DeriveInput, root: Root) -> syn::Result<TokenStream
             const STORAGE: #root::component::StorageKind = #root::component::StorageKind::#kind;
         }
     });
-    let track_changes = attrs.track_changes.then(|| {
-        quote!(
-            const TRACK_CHANGES: bool = true;
-        )
-    });
+    let mutability = match (attrs.immutable, attrs.track_changes) {
+        (false, false) => quote!(#root::component::Mutable),
+        (false, true) => quote!(#root::component::Tracked),
+        (true, false) => quote!(#root::component::Immutable),
+        (true, true) => quote!(#root::component::Immutable<#root::component::Tracked>),
+    };
     let properties = match attrs.properties {
         true => Some(properties(input, &root)?),
         false => None,
@@ -37,15 +38,16 @@ pub(crate) fn derive(input: &DeriveInput, root: Root) -> syn::Result<TokenStream
     Ok(quote! {
         #[automatically_derived]
         impl #impl_generics #root::component::Component for #name #ty_generics #where_clause {
+            type Mutability = #mutability;
             #storage
-            #track_changes
             #properties
         }
     })
 }
 
 /// `const PROPERTIES`: one `Property` per field (by `offset_of!`), except `#[property(skip)]`
-/// ones. A field whose type is not a property type fails to compile at its type.
+/// ones. A field whose type is not a property type fails to compile at its type. A packed
+/// struct is refused: its fields may be unaligned, and properties are read as aligned values.
 fn properties(input: &DeriveInput, root: &TokenStream2) -> syn::Result<TokenStream2> {
     let Data::Struct(data) = &input.data else {
         return Err(syn::Error::new_spanned(
@@ -53,6 +55,13 @@ fn properties(input: &DeriveInput, root: &TokenStream2) -> syn::Result<TokenStre
             "`#[component(properties)]` lists a struct's fields; enums and unions have none",
         ));
     };
+    if let Some(packed) = packed_repr(input) {
+        return Err(syn::Error::new_spanned(
+            packed,
+            "`#[component(properties)]` cannot list the fields of a `#[repr(packed)]` struct: \
+             they may be unaligned, and properties are read and written as aligned values",
+        ));
+    }
     let mut entries = Vec::new();
     for (i, field) in data.fields.iter().enumerate() {
         let attrs = PropertyAttrs::parse(&field.attrs)?;
@@ -90,6 +99,27 @@ fn properties(input: &DeriveInput, root: &TokenStream2) -> syn::Result<TokenStre
     })
 }
 
+/// The `#[repr(...)]` attribute that packs the type, if any (`packed` or `packed(N)`).
+fn packed_repr(input: &DeriveInput) -> Option<&syn::Attribute> {
+    input.attrs.iter().find(|attr| {
+        if !attr.path().is_ident("repr") {
+            return false;
+        }
+        let mut packed = false;
+        // A malformed `repr` is the compiler's to report; here it only is not `packed`.
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("packed") {
+                packed = true;
+            }
+            if meta.input.peek(syn::token::Paren) {
+                let _ = meta.input.parse::<proc_macro2::Group>();
+            }
+            Ok(())
+        });
+        packed
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,8 +141,9 @@ mod tests {
             out.contains("impl :: ecs_core :: component :: Component for Pos"),
             "{out}"
         );
+        assert!(!out.contains("STORAGE"), "{out}");
         assert!(
-            !out.contains("STORAGE") && !out.contains("TRACK_CHANGES"),
+            out.contains("type Mutability = :: ecs_core :: component :: Mutable ;"),
             "{out}"
         );
     }
@@ -134,7 +165,24 @@ mod tests {
             ),
             "{out}"
         );
-        assert!(out.contains("const TRACK_CHANGES : bool = true ;"), "{out}");
+        assert!(
+            out.contains("type Mutability = :: ecs :: ecs_core :: component :: Tracked ;"),
+            "{out}"
+        );
+        let frozen = expand(
+            parse_quote! {
+                #[component(immutable, track_changes)]
+                struct Link(u32);
+            },
+            Root::Core,
+        );
+        assert!(
+            frozen.contains(
+                "type Mutability = :: ecs_core :: component :: Immutable < :: ecs_core :: \
+                 component :: Tracked > ;"
+            ),
+            "{frozen}"
+        );
         let renamed = expand(
             parse_quote!(
                 #[component(crate = "my_ecs::ecs_core", storage = "table")]
@@ -204,6 +252,31 @@ mod tests {
         .err()
         .unwrap();
         assert!(err.to_string().contains("enums and unions have none"));
+    }
+
+    #[test]
+    fn properties_of_a_packed_struct_are_refused() {
+        for input in [
+            parse_quote! {
+                #[component(properties)]
+                #[repr(C, packed)]
+                struct P { a: u8, s: String }
+            },
+            parse_quote! {
+                #[repr(packed(2))]
+                #[component(properties)]
+                struct Q { a: u8, b: u32 }
+            },
+        ] {
+            let err = derive(&input, Root::Core).expect_err("refused");
+            assert!(err.to_string().contains("`#[repr(packed)]`"), "{err}");
+        }
+        let aligned: DeriveInput = parse_quote! {
+            #[component(properties)]
+            #[repr(C, align(8))]
+            struct R { a: u8 }
+        };
+        assert!(derive(&aligned, Root::Core).is_ok());
     }
 
     #[test]

@@ -73,8 +73,11 @@ macro_rules! component_doc {
 Attributes, all optional, in one `#[component(...)]` or several:
 * `storage = \"table\"` (the default) or `storage = \"sparse\"`: the type's
   `Component::STORAGE`, read by the hybrid backend;
-* `track_changes`: sets `Component::TRACK_CHANGES`, so the `Added` / `Changed` filters
-  see the type;
+* `track_changes`: `Component::Mutability` becomes `Tracked`: `&mut T` in a query and
+  `World::get_mut` give a `Mut<T>` guard that records the first write, and the `Added` /
+  `Changed` filters see the type (without it, `Mutable`: a plain `&mut T`, nothing recorded);
+* `immutable`: `Component::Mutability` becomes `Immutable` (`Immutable<Tracked>` with
+  `track_changes`): the value is never borrowed mutably, only replaced whole with `insert`;
 * `properties`: sets `Component::PROPERTIES` to the struct's fields (named by field, or
   `0`, `1`, .. for a tuple struct), so they can be read and written by name; each field's
   type must be a property type (`bool`, integers, `f32`, `f64`, `String`, `[f32; 2..=4]`).
@@ -116,6 +119,7 @@ bundles, for `#[bundle]` fields); a field that is neither is one compile error, 
 ///
 /// ```
 /// use ecs_core::{Component, StorageKind};
+/// use ecs_core::component::tracks_changes;
 ///
 /// #[derive(Component)]
 /// #[component(storage = "sparse", track_changes)]
@@ -124,11 +128,15 @@ bundles, for `#[bundle]` fields); a field that is neither is one compile error, 
 /// #[derive(Component)]
 /// enum Team { Red, Blue }
 ///
+/// #[derive(Component)]
+/// #[component(immutable)]
+/// struct Seed(u64);
+///
 /// assert_eq!(Poisoned::STORAGE, StorageKind::Sparse);
-/// assert!(Poisoned::TRACK_CHANGES);
+/// assert!(tracks_changes::<Poisoned>());
 /// assert_eq!(Team::STORAGE, StorageKind::Table);
-/// assert!(!Team::TRACK_CHANGES);
-/// # let _ = (Poisoned(1).0, Team::Red, Team::Blue);
+/// assert!(!tracks_changes::<Team>() && !tracks_changes::<Seed>());
+/// # let _ = (Poisoned(1).0, Team::Red, Team::Blue, Seed(1).0);
 /// ```
 #[proc_macro_derive(Component, attributes(component, property))]
 pub fn derive_component(input: TokenStream) -> TokenStream {

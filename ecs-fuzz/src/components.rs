@@ -16,6 +16,7 @@
 //! The model keeps one `u32` per (entity, pool slot); [`PoolComponent`] converts between that
 //! number and a component value, and defines the one write every mutable access performs.
 
+use ecs_core::component::MutableComponent;
 use ecs_core::{Component, StorageKind};
 
 /// Number of component types in the pool (six shapes, each table and sparse).
@@ -73,7 +74,7 @@ pub const fn kind(sparse: bool) -> StorageKind {
 ///
 /// `T::make(v).value()` is the canonical form of `v` for `T` (a `Tag` is always 0, a `D`
 /// keeps 24 bits), and `T::make(T::make(v).value())` equals `T::make(v)`.
-pub trait PoolComponent: Component + Sized {
+pub trait PoolComponent: MutableComponent + Sized {
     /// Index of this type in a [`Row`] (and in [`POOL_NAMES`]).
     const SLOT: usize;
     /// A value built from the model's number.
@@ -147,22 +148,27 @@ pub struct Hp<const SPARSE: bool>(pub u32);
 pub struct Ghost<const SPARSE: bool>(pub u64);
 
 impl<const SPARSE: bool> Component for A<SPARSE> {
+    type Mutability = ecs_core::Mutable;
     const STORAGE: StorageKind = kind(SPARSE);
 }
 impl<const SPARSE: bool> Component for B<SPARSE> {
+    type Mutability = ecs_core::Mutable;
     const STORAGE: StorageKind = kind(SPARSE);
 }
 impl<const SPARSE: bool> Component for Tag<SPARSE> {
+    type Mutability = ecs_core::Mutable;
     const STORAGE: StorageKind = kind(SPARSE);
 }
 impl<const SPARSE: bool> Component for D<SPARSE> {
+    type Mutability = ecs_core::Mutable;
     const STORAGE: StorageKind = kind(SPARSE);
 }
 impl<const SPARSE: bool> Component for Hp<SPARSE> {
     const STORAGE: StorageKind = kind(SPARSE);
-    const TRACK_CHANGES: bool = true;
+    type Mutability = ecs_core::Tracked;
 }
 impl<const SPARSE: bool> Component for Ghost<SPARSE> {
+    type Mutability = ecs_core::Mutable;
     const STORAGE: StorageKind = kind(SPARSE);
 }
 

@@ -7,6 +7,7 @@
 //! generic body compares any query type on every backend; every mutable fetch performs
 //! [`PoolComponent::write`] on the backend and the model alike.
 
+use ecs_core::component::{tracks_changes, TrackedComponent, Write};
 use ecs_core::query::{QueryData, QueryFilter};
 use ecs_core::{Added, Changed, Entity, Mut, Or, With, Without};
 
@@ -118,7 +119,7 @@ impl<T: PoolComponent> FuzzData for &'static mut T {
     fn access(out: &mut Vec<(usize, bool)>) {
         out.push((T::SLOT, true));
     }
-    fn record(item: &mut T, out: &mut Record) {
+    fn record(mut item: Write<'_, T>, out: &mut Record) {
         item.write();
         out.push(u64::from(item.value()));
     }
@@ -126,6 +127,10 @@ impl<T: PoolComponent> FuzzData for &'static mut T {
         let v = e.row[T::SLOT].as_mut().expect("matched");
         *v = written::<T>(*v);
         out.push(u64::from(*v));
+        if tracks_changes::<T>() {
+            // A tracked type's `&mut T` is a `Mut<T>`: the write is recorded.
+            e.marks.push(T::SLOT);
+        }
     }
 }
 
@@ -176,8 +181,8 @@ impl<T: PoolComponent> FuzzData for Option<&'static mut T> {
     fn access(out: &mut Vec<(usize, bool)>) {
         out.push((T::SLOT, true));
     }
-    fn record(item: Option<&mut T>, out: &mut Record) {
-        out.push(item.map_or(u64::MAX, |t| {
+    fn record(item: Option<Write<'_, T>>, out: &mut Record) {
+        out.push(item.map_or(u64::MAX, |mut t| {
             t.write();
             u64::from(t.value())
         }));
@@ -187,6 +192,9 @@ impl<T: PoolComponent> FuzzData for Option<&'static mut T> {
             *v = written::<T>(*v);
             *v
         });
+        if v.is_some() && tracks_changes::<T>() {
+            e.marks.push(T::SLOT);
+        }
         out.push(v.map_or(u64::MAX, u64::from));
     }
 }
@@ -240,7 +248,7 @@ impl<T: PoolComponent> FuzzFilter for Without<T> {
     fn watches(_: &mut Vec<(usize, Kind)>) {}
 }
 
-impl<T: PoolComponent> FuzzFilter for Added<T> {
+impl<T: PoolComponent + TrackedComponent> FuzzFilter for Added<T> {
     fn matches(row: &Row, entity: Entity, probe: Probe<'_>) -> bool {
         row[T::SLOT].is_some() && probe.passes(T::SLOT, Kind::Added, entity)
     }
@@ -249,7 +257,7 @@ impl<T: PoolComponent> FuzzFilter for Added<T> {
     }
 }
 
-impl<T: PoolComponent> FuzzFilter for Changed<T> {
+impl<T: PoolComponent + TrackedComponent> FuzzFilter for Changed<T> {
     fn matches(row: &Row, entity: Entity, probe: Probe<'_>) -> bool {
         row[T::SLOT].is_some() && probe.passes(T::SLOT, Kind::Changed, entity)
     }

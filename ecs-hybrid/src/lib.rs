@@ -31,13 +31,11 @@
 //! use ecs_core::{Component, StorageKind, World};
 //! use ecs_hybrid::HybridStorage;
 //!
-//! #[derive(Debug, PartialEq)]
+//! #[derive(Component, Debug, PartialEq)]
 //! struct Health(u32);
-//! impl Component for Health {}
+//! #[derive(Component)]
+//! #[component(storage = "sparse")]
 //! struct Poisoned;
-//! impl Component for Poisoned {
-//!     const STORAGE: StorageKind = StorageKind::Sparse;
-//! }
 //!
 //! let mut world = World::<HybridStorage>::new();
 //! let e = world.spawn((Health(10),));

@@ -49,9 +49,8 @@ impl<T: Component> ComponentSet<T> {
     /// ```
     /// # use ecs_core::{Component, Entity};
     /// # use ecs_sparse::ComponentSet;
-    /// #[derive(Debug, PartialEq)]
+    /// #[derive(Component, Debug, PartialEq)]
     /// struct Health(u32);
-    /// impl Component for Health {}
     /// let mut set = ComponentSet::<Health>::new();
     /// let e = Entity::new(3, 1).unwrap();
     /// assert_eq!(set.insert(e, Health(10)), Ok(None));
@@ -212,7 +211,9 @@ mod tests {
 
     #[derive(Debug, PartialEq)]
     struct Name(String);
-    impl Component for Name {}
+    impl Component for Name {
+        type Mutability = ecs_core::Mutable;
+    }
 
     fn e(index: u32) -> Entity {
         Entity::new(index, 1).unwrap()

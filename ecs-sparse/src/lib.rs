@@ -9,10 +9,10 @@
 //! use ecs_core::prelude::*;
 //! use ecs_sparse::SparseStorage;
 //!
+//! #[derive(Component)]
 //! struct Position(f32);
-//! impl Component for Position {}
+//! #[derive(Component)]
 //! struct Velocity(f32);
-//! impl Component for Velocity {}
 //!
 //! let mut world = World::<SparseStorage>::new();
 //! let e = world.spawn((Position(0.0), Velocity(2.0)));
@@ -67,10 +67,10 @@
 //! use ecs_core::prelude::*;
 //! use ecs_sparse::SparseStorage;
 //!
+//! #[derive(Component)]
 //! struct Position(f32);
-//! impl Component for Position {}
+//! #[derive(Component)]
 //! struct Velocity(f32);
-//! impl Component for Velocity {}
 //!
 //! let mut world = World::<SparseStorage>::new();
 //! world.group::<(Position, Velocity)>().unwrap();

@@ -116,9 +116,9 @@ pub use ecs_core::snapshot;
 pub use ecs_core::snapshot::{MapEntities, SnapshotRegistry};
 pub use ecs_core::{
     Added, BatchSize, Changed, ChildOf, Children, CommandQueue, Commands, ComponentDescriptor,
-    ComponentId, EcsError, Entity, EventReader, EventWriter, Events, IntoSystem, Local, Mut, Or,
-    PropertyKind, PropertyValue, Res, ResMut, Resource, StorageKind, System, SystemId, Target,
-    With, Without,
+    ComponentId, EcsError, Entity, EventReader, EventWriter, Events, Immutable, IntoSystem, Local,
+    Mut, Mutable, Or, PropertyKind, PropertyValue, Res, ResMut, Resource, StorageKind, System,
+    SystemId, Target, Tracked, With, Without,
 };
 pub use ecs_derive::{
     FacadeBundle as Bundle, FacadeComponent as Component, FacadeMapEntities as MapEntities,
@@ -132,8 +132,8 @@ pub mod prelude {
     pub use crate::{ParamSet, Query, Schedule};
     pub use ecs_core::{
         Added, BatchSize, Changed, ChildOf, Children, CommandQueue, Commands, ComponentDescriptor,
-        ComponentId, EcsError, Entity, EventReader, EventWriter, Events, IntoSystem, Local, Mut,
-        Or, PropertyKind, PropertyValue, Res, ResMut, Resource, StorageKind, System, SystemId,
-        Target, With, Without,
+        ComponentId, EcsError, Entity, EventReader, EventWriter, Events, Immutable, IntoSystem,
+        Local, Mut, Mutable, Or, PropertyKind, PropertyValue, Res, ResMut, Resource, StorageKind,
+        System, SystemId, Target, Tracked, With, Without,
     };
 }

@@ -31,23 +31,27 @@ backends! {
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Pos(f32);
 impl Component for Pos {
-    const TRACK_CHANGES: bool = true;
+    type Mutability = ecs_core::Tracked;
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Anim(u32);
 impl Component for Anim {
-    const TRACK_CHANGES: bool = true;
+    type Mutability = ecs_core::Tracked;
 }
 
 /// Untracked: plain `&mut` access.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Vel(f32);
-impl Component for Vel {}
+impl Component for Vel {
+    type Mutability = ecs_core::Mutable;
+}
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Frozen;
-impl Component for Frozen {}
+impl Component for Frozen {
+    type Mutability = ecs_core::Mutable;
+}
 
 /// What a watching system saw in its last run.
 #[derive(Default)]

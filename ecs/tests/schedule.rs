@@ -38,21 +38,29 @@ backends! {
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct A(f32);
-impl Component for A {}
+impl Component for A {
+    type Mutability = ecs_core::Mutable;
+}
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct B(f32);
-impl Component for B {}
+impl Component for B {
+    type Mutability = ecs_core::Mutable;
+}
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct C(f32);
 impl Component for C {
-    const TRACK_CHANGES: bool = true;
+    type Mutability = ecs_core::Tracked;
 }
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct D(f32);
-impl Component for D {}
+impl Component for D {
+    type Mutability = ecs_core::Mutable;
+}
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct E(f32);
-impl Component for E {}
+impl Component for E {
+    type Mutability = ecs_core::Mutable;
+}
 
 #[derive(Debug, Default, PartialEq)]
 struct Frame(u32);
@@ -758,7 +766,9 @@ fn exclusive_systems_run_alone_between_sync_points<S: Storage>() {
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Child(Entity);
-impl Component for Child {}
+impl Component for Child {
+    type Mutability = ecs_core::Mutable;
+}
 
 type Everyone<S> = Query<'static, 'static, (Entity, &'static A), (), S>;
 type Children<S> = Query<'static, 'static, (&'static mut A, &'static Child), (), S>;

@@ -26,7 +26,7 @@ struct Health {
 }
 
 impl Component for Health {
-    const TRACK_CHANGES: bool = true;
+    type Mutability = ecs::Tracked;
 }
 
 /// Where the systems log to: standard output when `echo` is set, and a copy for checking.

@@ -17,35 +17,51 @@ type ArchWorld = World<ArchetypeStorage>;
 
 #[derive(Debug, Clone, PartialEq)]
 struct A(u32);
-impl Component for A {}
+impl Component for A {
+    type Mutability = ecs_core::Mutable;
+}
 #[derive(Debug, Clone, PartialEq)]
 struct B(u64);
-impl Component for B {}
+impl Component for B {
+    type Mutability = ecs_core::Mutable;
+}
 #[derive(Debug, Clone, PartialEq)]
 struct C(String);
-impl Component for C {}
+impl Component for C {
+    type Mutability = ecs_core::Mutable;
+}
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Marker;
-impl Component for Marker {}
+impl Component for Marker {
+    type Mutability = ecs_core::Mutable;
+}
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Marker2;
-impl Component for Marker2 {}
+impl Component for Marker2 {
+    type Mutability = ecs_core::Mutable;
+}
 
 /// Counts live clones of its `Arc`: a leak leaves the count high, a double drop makes it low
 /// (and is undefined behaviour Miri reports).
 #[derive(Clone)]
 struct Counted(#[allow(dead_code)] Arc<()>);
-impl Component for Counted {}
+impl Component for Counted {
+    type Mutability = ecs_core::Mutable;
+}
 #[derive(Clone)]
 struct Counted2(#[allow(dead_code)] Arc<()>);
-impl Component for Counted2 {}
+impl Component for Counted2 {
+    type Mutability = ecs_core::Mutable;
+}
 
 /// Counts its drops and panics in `Drop` when armed.
 struct Bomb {
     armed: bool,
     drops: Arc<AtomicUsize>,
 }
-impl Component for Bomb {}
+impl Component for Bomb {
+    type Mutability = ecs_core::Mutable;
+}
 impl Drop for Bomb {
     fn drop(&mut self) {
         self.drops.fetch_add(1, Ordering::SeqCst);
@@ -385,12 +401,16 @@ fn zero_sized_components_allocate_no_column_memory() {
 #[repr(align(64))]
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Align64(u32);
-impl Component for Align64 {}
+impl Component for Align64 {
+    type Mutability = ecs_core::Mutable;
+}
 
 #[repr(align(4096))]
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Page(u32);
-impl Component for Page {}
+impl Component for Page {
+    type Mutability = ecs_core::Mutable;
+}
 
 #[test]
 fn over_aligned_components_stay_aligned() {

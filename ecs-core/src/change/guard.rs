@@ -11,16 +11,17 @@ use crate::entity::Entity;
 /// write (the first [`DerefMut`]), or by hand with [`Mut::set_changed`].
 ///
 /// Reading through it ([`Deref`]) is not a change. For a type that does not track changes
-/// ([`Component::TRACK_CHANGES`] is `false`) the guard is a plain reference: the marking
-/// branch is removed at compile time.
+/// (its [`Component::Mutability`] is [`Mutable`](crate::Mutable)) the guard is a plain
+/// reference: the marking branch is removed at compile time.
 ///
 /// Obtain one from a query (`Query<Mut<T>>`, `world.query::<Mut<T>>()`) or from
 /// [`World::get_mut_tracked`](crate::World::get_mut_tracked).
 ///
 /// ```
 /// # use ecs_core::{World, Component, Mut, Changed, testing::VecStorage};
+/// #[derive(Component)]
+/// #[component(track_changes)]
 /// struct Hp(u32);
-/// impl Component for Hp { const TRACK_CHANGES: bool = true; }
 /// let mut world = World::<VecStorage>::new();
 /// let e = world.spawn((Hp(10),));
 /// let mut changed = world.query_state::<&Hp, Changed<Hp>>().unwrap();
@@ -49,7 +50,7 @@ impl<'w, T: Component> Mut<'w, T> {
     pub fn new(value: &'w mut T, log: Option<&'w ChangeLog>, entity: Entity) -> Mut<'w, T> {
         Mut {
             value,
-            pending: if T::TRACK_CHANGES {
+            pending: if crate::component::tracks_changes::<T>() {
                 log.map(|log| (log, entity))
             } else {
                 None
@@ -61,7 +62,7 @@ impl<'w, T: Component> Mut<'w, T> {
     /// refers to). Marking twice is the same as once.
     #[inline]
     pub fn set_changed(&mut self) {
-        if T::TRACK_CHANGES {
+        if crate::component::tracks_changes::<T>() {
             if let Some((log, entity)) = self.pending.take() {
                 log.mark(entity);
             }
@@ -114,10 +115,12 @@ mod tests {
 
     struct Tracked(u32);
     impl Component for Tracked {
-        const TRACK_CHANGES: bool = true;
+        type Mutability = crate::component::Tracked;
     }
     struct Plain(u32);
-    impl Component for Plain {}
+    impl Component for Plain {
+        type Mutability = crate::component::Mutable;
+    }
 
     fn setup() -> (super::super::TrackedLogs, super::super::Reader) {
         let logs = super::super::TrackedLogs::default();

@@ -2,8 +2,9 @@
 //! query (a system) last ran — with a cost that follows the number of changes, not the
 //! number of entities.
 //!
-//! A component type opts in with `const TRACK_CHANGES: bool = true;` in its
-//! [`Component`](crate::Component) impl; other types pay nothing (no tick or flag anywhere).
+//! A component type opts in with `#[component(track_changes)]` on its derive (its
+//! [`Component::Mutability`](crate::Component::Mutability) is then
+//! [`Tracked`](crate::Tracked)); other types pay nothing (no tick or flag anywhere).
 //! For each tracked component the world keeps two [`ChangeLog`]s, *added* and *changed*
 //! (spawning or inserting a new value appends to both; a write through [`Mut`] or
 //! [`Mut::set_changed`] to *changed* only). The logs live in the world, beside the storage, so

@@ -46,13 +46,22 @@
 //! * No cycle: [`World::set_parent`] refuses a parent that is the child or one of its
 //!   descendants ([`EcsError::HierarchyCycle`](crate::EcsError::HierarchyCycle)), leaving the
 //!   world unchanged.
-//! * The components are kept by this API only: their fields are private and they cannot be
-//!   cloned, so no value can be made outside it, and removing one directly
-//!   ([`World::remove`], [`World::take`] of a bundle naming it, `remove_by_id`, a `remove`
-//!   command) is refused with
-//!   [`EcsError::HierarchyComponent`](crate::EcsError::HierarchyComponent). `ChildOf` tracks
-//!   changes, so it cannot be borrowed as a plain `&mut`; a [`Mut`](crate::Mut) guard could
-//!   still swap two entities' values, which would break the links: don't.
+//! * The components are kept by this API only. Both are [`Immutable`]: no `&mut ChildOf` or
+//!   `&mut Children` can be had outside this module (`get_mut`, `&mut T` and `Mut<T>` in
+//!   queries, `EntityMut`, `get_many_mut` fail to compile; a run-time query that writes one
+//!   is refused with [`EcsError::Immutable`](crate::EcsError::Immutable)). Their fields are
+//!   private and they cannot be cloned, so no value can be made outside this module, and
+//!   removing one directly ([`World::remove`], [`World::take`] of a bundle naming it,
+//!   `remove_by_id`, a `remove` command) is refused with
+//!   [`EcsError::HierarchyComponent`](crate::EcsError::HierarchyComponent).
+//!
+//! ```compile_fail,E0277
+//! # use ecs_core::{World, hierarchy::Children, testing::VecStorage};
+//! let mut world = World::<VecStorage>::new();
+//! let parent = world.spawn(());
+//! world.spawn_child(parent, ()).unwrap();
+//! let children = world.get_mut::<Children>(parent); // error: `Children` is immutable
+//! ```
 //!
 //! # Change tracking
 //! [`ChildOf`] tracks changes: [`Added<ChildOf>`](crate::Added) sees an entity that got a
@@ -60,9 +69,8 @@
 //! Keeping the sibling links up to date when a neighbour comes or goes is not a change.
 //!
 //! # Plain data
-//! Both components hold only [`Entity`] handles (and a count), so a snapshot can save them
-//! as they are and remap every handle when it loads them ([`ChildOf::entities_mut`],
-//! [`Children::entities_mut`]).
+//! Both components hold only [`Entity`] handles (and a count). A snapshot saves the links
+//! as (child, parent) rows and rebuilds both components through this module when it loads.
 //!
 //! ```
 //! # use ecs_core::{World, Component, testing::VecStorage};
@@ -103,7 +111,7 @@ pub use traverse::{Ancestors, ChildIter, Descendants};
 
 use std::ptr::NonNull;
 
-use crate::component::{Component, ComponentId, StorageKind};
+use crate::component::{Component, ComponentId, Immutable, StorageKind, Tracked};
 use crate::entity::Entity;
 use crate::storage::Storage;
 use crate::world::World;
@@ -122,10 +130,12 @@ pub struct ChildOf {
 }
 
 impl Component for ChildOf {
+    /// Never borrowed mutably outside this module, so no code but the hierarchy's can break
+    /// the links; tracked, so `Added`/`Changed<ChildOf>` see entities that got or changed
+    /// their parent.
+    type Mutability = Immutable<Tracked>;
     /// Iterated beside a child's other data; rewritten in place on reparenting.
     const STORAGE: StorageKind = StorageKind::Table;
-    /// `Added`/`Changed<ChildOf>` see entities that got or changed their parent.
-    const TRACK_CHANGES: bool = true;
 }
 
 impl ChildOf {
@@ -146,14 +156,6 @@ impl ChildOf {
     pub fn next_sibling(&self) -> Option<Entity> {
         self.next
     }
-
-    /// Every handle the value holds, for remapping them when a snapshot is loaded into
-    /// another world (parent first, then the siblings that exist).
-    pub fn entities_mut(&mut self) -> impl Iterator<Item = &mut Entity> {
-        std::iter::once(&mut self.parent)
-            .chain(self.prev.as_mut())
-            .chain(self.next.as_mut())
-    }
 }
 
 /// On a parent: its first and last child and how many it has. Present exactly while the
@@ -166,6 +168,8 @@ pub struct Children {
 }
 
 impl Component for Children {
+    /// Never borrowed mutably outside this module (see `ChildOf`).
+    type Mutability = Immutable;
     /// A table, as `ChildOf`: the parent's row moves once, when its first child arrives,
     /// which measured cheaper than keeping the component in a sparse set (module docs).
     const STORAGE: StorageKind = StorageKind::Table;
@@ -189,12 +193,6 @@ impl Children {
     #[allow(clippy::len_without_is_empty)] // never empty: the component goes with the last child
     pub fn len(&self) -> usize {
         self.count as usize
-    }
-
-    /// Every handle the value holds, for remapping them when a snapshot is loaded into
-    /// another world (first, then last).
-    pub fn entities_mut(&mut self) -> impl Iterator<Item = &mut Entity> {
-        [&mut self.first, &mut self.last].into_iter()
     }
 }
 

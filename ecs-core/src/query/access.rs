@@ -311,9 +311,13 @@ mod tests {
     use super::*;
 
     struct A;
-    impl Component for A {}
+    impl Component for A {
+        type Mutability = crate::component::Mutable;
+    }
     struct B;
-    impl Component for B {}
+    impl Component for B {
+        type Mutability = crate::component::Mutable;
+    }
 
     #[test]
     fn read_after_write_conflicts() {

@@ -8,37 +8,38 @@ use std::marker::PhantomData;
 use super::filter::{PresenceFetch, PresenceState};
 use super::{FetchContext, QueryBuilder, QueryFilter};
 use crate::change::{ChangeKind, ChangeProbe};
-use crate::component::{Component, Tracking};
+use crate::component::TrackedComponent;
 use crate::entity::Entity;
 use crate::storage::{SlotRole, Storage};
 
 /// Entities whose `T` was added since this query (system) last ran: spawned with it, or
 /// given it by `insert` when they lacked it (a component removed and re-added counts).
 ///
-/// `T` must opt in with `const TRACK_CHANGES: bool = true` (a compile-time error otherwise).
+/// `T` must track changes (`#[component(track_changes)]`; a compile-time error otherwise).
 /// On a query's first run every entity with `T` passes. Implies `With<T>`.
-pub struct Added<T>(PhantomData<fn() -> T>);
+pub struct Added<T: TrackedComponent>(PhantomData<fn() -> T>);
 
 /// Entities whose `T` was added or written (through [`Mut`](crate::Mut), `insert`, or marked
 /// by hand) since this query (system) last ran. Each entity is reported once per run however
 /// often it changed; changes made while the query's own run is in progress are reported on
 /// its next run.
 ///
-/// `T` must opt in with `const TRACK_CHANGES: bool = true` (a compile-time error otherwise).
+/// `T` must track changes (`#[component(track_changes)]`; a compile-time error otherwise).
 /// On a query's first run every entity with `T` passes. Implies `With<T>`.
 ///
-/// ```compile_fail,E0080
+/// ```compile_fail,E0277
 /// # use ecs_core::{World, Component, Changed, testing::VecStorage};
+/// #[derive(Component)]
 /// struct Untracked(f32);
-/// impl Component for Untracked {}
 /// let mut world = World::<VecStorage>::new();
 /// world.query_filtered::<&Untracked, Changed<Untracked>>().count(); // error: not tracked
 /// ```
 ///
 /// ```
 /// # use ecs_core::{World, Component, Changed, testing::VecStorage};
+/// #[derive(Component)]
+/// #[component(track_changes)]
 /// struct Pos(f32);
-/// impl Component for Pos { const TRACK_CHANGES: bool = true; }
 /// let mut world = World::<VecStorage>::new();
 /// let a = world.spawn((Pos(0.0),));
 /// let _b = world.spawn((Pos(0.0),));
@@ -48,7 +49,7 @@ pub struct Added<T>(PhantomData<fn() -> T>);
 /// assert_eq!(moved.iter(&world).map(|p| p.0).collect::<Vec<_>>(), vec![1.0]);
 /// assert!(moved.is_log_driven(), "only the changed entity was looked at");
 /// ```
-pub struct Changed<T>(PhantomData<fn() -> T>);
+pub struct Changed<T: TrackedComponent>(PhantomData<fn() -> T>);
 
 /// Matches when any of the filters in the tuple does: `Or<(Changed<A>, Changed<B>)>` is
 /// seed 002's `dirtyComponents` (react to changes of components the query does not fetch).
@@ -86,14 +87,11 @@ macro_rules! change_filter {
         // SAFETY: reads presence of rows in its chunk and the run's changed set (shared,
         // `Sync`); drives only by its own slot, whose window holds every entity it accepts
         // after the first run.
-        unsafe impl<T: Component> QueryFilter for $ty<T> {
+        unsafe impl<T: TrackedComponent> QueryFilter for $ty<T> {
             type State = ChangeFilterState;
             type Fetch<'w, S: Storage + 'w> = ChangeFilterFetch<'w, S>;
 
-            const CHECK: () = Tracking::<T>::TRACKED;
-
             fn init(builder: &mut QueryBuilder<'_>) -> ChangeFilterState {
-                let () = Self::CHECK;
                 let presence = PresenceState::init::<T>(builder, SlotRole::Required);
                 ChangeFilterState {
                     change_slot: builder.change_slot(presence.id, $kind),
@@ -153,7 +151,6 @@ macro_rules! or_filter {
             type State = ($($name::State,)*);
             type Fetch<'w, S: Storage + 'w> = ($($name::Fetch<'w, S>,)*);
 
-            const CHECK: () = { $(let () = $name::CHECK;)* };
 
             fn init(builder: &mut QueryBuilder<'_>) -> Self::State {
                 builder.begin_any();

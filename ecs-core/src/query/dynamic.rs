@@ -43,7 +43,7 @@ use std::ptr::NonNull;
 
 use super::{Access, QueryBuilder};
 use crate::change::{ChangeKind, ChangeProbe, ChangeRun, ChangeStore, Mut, RunFilter};
-use crate::component::{Component, ComponentId, Components};
+use crate::component::{Component, ComponentId, Components, MutableComponent};
 use crate::entity::Entity;
 use crate::error::EcsError;
 use crate::storage::{
@@ -336,7 +336,7 @@ impl<S: Storage> World<S> {
     /// [`EcsError::UnknownComponent`] for an id this world did not hand out,
     /// [`EcsError::QueryConflict`] when a written component is fetched or written twice,
     /// [`EcsError::Untracked`] for `Added`/`Changed` on a component that does not track
-    /// changes.
+    /// changes, [`EcsError::Immutable`] for a written term of an immutable component.
     ///
     /// ```
     /// # use ecs_core::{World, Component, EcsError, testing::VecStorage};
@@ -356,9 +356,12 @@ impl<S: Storage> World<S> {
     pub fn dyn_query(&mut self, query: &DynQuery) -> Result<DynQueryState<S>, EcsError> {
         let components = self.components();
         for term in &query.terms {
-            components
+            let info = components
                 .get(term.component)
                 .ok_or(EcsError::UnknownComponent(term.component))?;
+            if term.write && !info.is_mutable() {
+                return Err(EcsError::Immutable(info.name().to_owned()));
+            }
         }
         let sizes: Vec<usize> = query
             .terms
@@ -636,7 +639,7 @@ impl<'a> std::ops::Deref for DynItemMut<'a> {
 impl DynItemMut<'_> {
     /// Term `term`'s value as a mutable `T` (a guard that records the write if the
     /// component tracks changes); `None` when absent, not a written term, or not a `T`.
-    pub fn get_mut<T: Component>(&mut self, term: usize) -> Option<Mut<'_, T>> {
+    pub fn get_mut<T: MutableComponent>(&mut self, term: usize) -> Option<Mut<'_, T>> {
         if !self.item.terms.get(term)?.write {
             return None;
         }

@@ -4,30 +4,39 @@ use std::marker::PhantomData;
 use std::ptr::NonNull;
 
 use super::{FetchContext, QueryBuilder};
-use crate::component::{Component, ComponentId, Tracking};
+use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::storage::{ColumnAccess, EntityPlace, QueryChunk, SlotRole, SparseLookup, Storage};
 
 /// A query's per-entity item: `&T`, `&mut T`, [`Mut<T>`](crate::Mut), `Option<&T>`,
 /// `Option<&mut T>`, `Option<Mut<T>>`, `Entity`, and tuples of up to 12 of these.
 ///
-/// `&mut T` and `Option<&mut T>` are for types that do not track changes; for a type with
-/// [`Component::TRACK_CHANGES`] they fail to compile (use `Mut<T>`, which records writes):
+/// What `&mut T` yields depends on `T`'s [`Component::Mutability`]: a plain `&mut T` for a
+/// [`Mutable`](crate::Mutable) type, a [`Mut<T>`](crate::Mut) guard that records the first
+/// write for [`Changed<T>`](crate::Changed) for a [`Tracked`](crate::Tracked) one (so a
+/// write cannot bypass tracking), and for an [`Immutable`](crate::Immutable) type it does
+/// not compile:
 ///
-/// ```compile_fail,E0080
-/// # use ecs_core::{World, Component, testing::VecStorage};
+/// ```
+/// # use ecs_core::{World, Component, Changed, testing::VecStorage};
+/// #[derive(Component)]
+/// #[component(track_changes)]
 /// struct Pos(f32);
-/// impl Component for Pos { const TRACK_CHANGES: bool = true; }
 /// let mut world = World::<VecStorage>::new();
-/// world.query::<&mut Pos>().for_each(|p| p.0 += 1.0); // error: use `Mut<Pos>`
+/// world.spawn(Pos(0.0));
+/// let mut moved = world.query_state::<&Pos, Changed<Pos>>().unwrap();
+/// assert_eq!(moved.iter(&world).count(), 1, "the first run sees the spawn");
+/// world.query::<&mut Pos>().for_each(|mut p| p.0 += 1.0); // a `Mut<Pos>`: recorded
+/// assert_eq!(moved.iter(&world).count(), 1);
 /// ```
 ///
-/// ```
-/// # use ecs_core::{World, Component, Mut, testing::VecStorage};
-/// # struct Pos(f32);
-/// # impl Component for Pos { const TRACK_CHANGES: bool = true; }
-/// # let mut world = World::<VecStorage>::new();
-/// world.query::<Mut<Pos>>().for_each(|mut p| p.0 += 1.0); // records the writes
+/// ```compile_fail,E0277
+/// # use ecs_core::{World, Component, testing::VecStorage};
+/// #[derive(Component)]
+/// #[component(immutable)]
+/// struct Seed(u64);
+/// let mut world = World::<VecStorage>::new();
+/// world.query::<&mut Seed>().for_each(|s| s.0 += 1); // error: `Seed` is immutable
 /// ```
 ///
 /// # Safety
@@ -66,11 +75,6 @@ pub unsafe trait QueryData {
     type State: Send + Sync + 'static;
     /// Per-chunk state: resolved column pointers (cloned per batch by `par_for_each`).
     type Fetch<'w, S: Storage + 'w>: Clone;
-
-    /// A compile-time check of this query's shape: `()`, or a compile error saying what is
-    /// wrong (a plain `&mut T` of a change-tracked type). The functions a user calls to build
-    /// a query name it in their own bodies, so the error points at the user's line.
-    const CHECK: () = ();
 
     /// Registers the slots and access of this part of the query.
     fn init(builder: &mut QueryBuilder<'_>) -> Self::State;
@@ -396,10 +400,10 @@ impl<T: Component> SlotState<T> {
 
 macro_rules! component_fetch {
     (
-        $ty:ty, $item:ty, write: $write:expr, $role:expr, $get:ident, $dense:ident,
-        |$p:ident| $make:expr, $missing:expr, check: $check:expr
+        $ty:ty, $item:ty, $role:expr, $get:ident, $dense:ident,
+        |$p:ident| $make:expr, $missing:expr
     ) => {
-        // SAFETY: records its one component as read or write; `fetch_row` touches only the
+        // SAFETY: records its one component as read; `fetch_row` touches only the
         // given row's value, `fetch_entity` only the entity's; the fetch holds a storage
         // pointer and a `Sync` look-up. `is_dense_chunk` answers true only when the chunk
         // gave the slot a dense column or `T` is dense in this backend (whose storage then
@@ -411,11 +415,8 @@ macro_rules! component_fetch {
             type State = SlotState<T>;
             type Fetch<'w, S: Storage + 'w> = ColumnFetch<'w, S>;
 
-            const CHECK: () = $check;
-
             fn init(builder: &mut QueryBuilder<'_>) -> Self::State {
-                let () = Self::CHECK;
-                SlotState::init(builder, $write, $role)
+                SlotState::init(builder, false, $role)
             }
 
             #[inline(always)]
@@ -500,46 +501,20 @@ macro_rules! component_fetch {
 component_fetch!(
     &T,
     &'w T,
-    write: false,
     SlotRole::Required,
     required,
     dense_required,
     |p| Some(&*p?.as_ptr()),
-    None,
-    check: ()
-);
-component_fetch!(
-    &mut T,
-    &'w mut T,
-    write: true,
-    SlotRole::Required,
-    required,
-    dense_required,
-    |p| Some(&mut *p?.as_ptr()),
-    None,
-    check: Tracking::<T>::UNTRACKED
+    None
 );
 component_fetch!(
     Option<&T>,
     Option<&'w T>,
-    write: false,
     SlotRole::Optional,
     optional,
     dense_optional,
     |p| Some(p.map(|p| &*p.as_ptr())),
-    Some(None),
-    check: ()
-);
-component_fetch!(
-    Option<&mut T>,
-    Option<&'w mut T>,
-    write: true,
-    SlotRole::Optional,
-    optional,
-    dense_optional,
-    |p| Some(p.map(|p| &mut *p.as_ptr())),
-    Some(None),
-    check: Tracking::<T>::UNTRACKED
+    Some(None)
 );
 
 // SAFETY: `&T` and `Option<&T>` only read.
@@ -605,7 +580,6 @@ macro_rules! tuple_query {
             type State = ($($name::State,)*);
             type Fetch<'w, S: Storage + 'w> = ($($name::Fetch<'w, S>,)*);
 
-            const CHECK: () = { $(let () = $name::CHECK;)* };
 
             #[allow(unused_variables, clippy::unused_unit)]
             fn init(builder: &mut QueryBuilder<'_>) -> Self::State {

@@ -42,12 +42,6 @@ pub unsafe trait QueryFilter {
     /// Per-chunk state.
     type Fetch<'w, S: Storage + 'w>: Clone;
 
-    /// A compile-time check of this filter's shape: `()`, or a compile error saying what is
-    /// wrong (`Added<T>` / `Changed<T>` of a type that does not track changes). The functions
-    /// a user calls to build a query name it in their own bodies, so the error points at the
-    /// user's line.
-    const CHECK: () = ();
-
     /// Registers the filter's slots.
     fn init(builder: &mut QueryBuilder<'_>) -> Self::State;
 
@@ -202,7 +196,6 @@ macro_rules! tuple_filter {
             type State = ($($name::State,)*);
             type Fetch<'w, S: Storage + 'w> = ($($name::Fetch<'w, S>,)*);
 
-            const CHECK: () = { $(let () = $name::CHECK;)* };
 
             #[allow(unused_variables, clippy::unused_unit)]
             fn init(builder: &mut QueryBuilder<'_>) -> Self::State {

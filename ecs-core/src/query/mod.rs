@@ -42,8 +42,6 @@ pub use state::QueryState;
 pub use view::QueryView;
 pub use walk::{QueryWalk, SlotWalk};
 
-use std::marker::PhantomData;
-
 use crate::change::{ChangeRun, ChangeStore};
 use crate::storage::Storage;
 use crate::world::WorldView;
@@ -89,17 +87,4 @@ impl<'w, S: Storage> FetchContext<'w, S> {
     pub fn run(&self) -> &'w ChangeRun {
         self.run
     }
-}
-
-/// The compile-time checks of a query `Q` filtered by `F` ([`QueryData::CHECK`],
-/// [`QueryFilter::CHECK`]) as one constant, for the functions that build a query to name in
-/// their own bodies: a failing check then points at the line that called them.
-pub(crate) struct Shape<Q, F>(PhantomData<fn() -> (Q, F)>);
-
-impl<Q: QueryData, F: QueryFilter> Shape<Q, F> {
-    /// `()`, or the compile error of the first failing check.
-    pub(crate) const CHECK: () = {
-        let () = Q::CHECK;
-        let () = F::CHECK;
-    };
 }

@@ -1,15 +1,19 @@
-//! [`Mut<T>`](crate::Mut) and `Option<Mut<T>>` as query items.
+//! The query items that write: `&mut T`, [`Mut<T>`](crate::Mut) and their `Option`s.
+//!
+//! All four fetch a column and, for a type that tracks changes, its changed log; `&mut T`
+//! hands out what `T`'s [`Writable`] kind says (a plain reference, or a `Mut<T>`), `Mut<T>`
+//! always the guard. Immutable types implement none of them.
 
 use std::ptr::NonNull;
 
 use super::fetch::SlotState;
 use super::{ColumnFetch, FetchContext, QueryBuilder, QueryData};
 use crate::change::{ChangeKind, ChangeLog, Mut};
-use crate::component::{Component, ComponentId};
+use crate::component::{Component, ComponentId, MutableComponent, Writable, Write};
 use crate::entity::Entity;
 use crate::storage::{EntityPlace, SlotRole, Storage};
 
-/// Per-chunk state of a `Mut<T>` item: the column and, for tracked types, the changed log.
+/// Per-chunk state of a writing item: the column and, for tracked types, the changed log.
 #[doc(hidden)]
 pub struct MutFetch<'w, S: Storage + 'w> {
     column: ColumnFetch<'w, S>,
@@ -32,7 +36,7 @@ fn changed_log<'w, T: Component, S: Storage>(
     id: ComponentId,
     ctx: FetchContext<'w, S>,
 ) -> Option<&'w ChangeLog> {
-    if T::TRACK_CHANGES {
+    if crate::component::tracks_changes::<T>() {
         let log = ctx.changes().log(id, ChangeKind::Changed);
         Some(log.expect("change logs are created when the query state is built"))
     } else {
@@ -47,7 +51,7 @@ macro_rules! mut_fetch {
         // a `Sync` look-up and a shared reference to the (`Sync`) change log.
         // `is_dense_chunk` is the column's `is_dense`, as for `&mut T`: `fetch_row` then
         // answers `Some` on every row.
-        unsafe impl<'a, T: Component> QueryData for $ty {
+        unsafe impl<'a, T: MutableComponent> QueryData for $ty {
             type Item<'w> = $item;
             type State = SlotState<T>;
             type Fetch<'w, S: Storage + 'w> = MutFetch<'w, S>;
@@ -136,6 +140,32 @@ macro_rules! mut_fetch {
     };
 }
 
+mut_fetch!(
+    &'a mut T,
+    Write<'w, T>,
+    SlotRole::Required,
+    required,
+    dense_required,
+    |p, log, entity| Some(<T::Mutability as Writable>::write(
+        &mut *p?.as_ptr(),
+        log,
+        entity
+    )),
+    None
+);
+mut_fetch!(
+    Option<&'a mut T>,
+    Option<Write<'w, T>>,
+    SlotRole::Optional,
+    optional,
+    dense_optional,
+    |p, log, entity| Some(p.map(|p| <T::Mutability as Writable>::write(
+        &mut *p.as_ptr(),
+        log,
+        entity
+    ))),
+    Some(None)
+);
 mut_fetch!(
     Mut<'a, T>,
     Mut<'w, T>,

@@ -61,8 +61,8 @@ impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> QueryIter<'w, Q, F, S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, BatchSize, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct Hp(u32);
-    /// impl Component for Hp {}
     /// let mut world = World::<VecStorage>::new();
     /// world.spawn_batch((0..100).map(|i| (Hp(i),)));
     /// world.query::<&mut Hp>().par_for_each(|hp| hp.0 *= 2);

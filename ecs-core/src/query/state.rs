@@ -3,7 +3,6 @@
 use super::ReadOnlyQueryData;
 use super::{
     Access, FetchContext, QueryBuilder, QueryData, QueryFilter, QueryIter, QueryPlan, QueryView,
-    Shape,
 };
 use crate::change::ChangeRun;
 use crate::entity::Entity;
@@ -40,7 +39,6 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
     /// # Errors
     /// [`EcsError::QueryConflict`] when the query would alias a component (`(&mut A, &A)`).
     pub fn new(world: &mut World<S>) -> Result<Self, EcsError> {
-        let () = Shape::<Q, F>::CHECK;
         let mut builder = QueryBuilder::new(world.components_mut());
         let data = Q::init(&mut builder);
         let filter = F::init(&mut builder);
@@ -213,8 +211,8 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct Hp(u32);
-    /// impl Component for Hp {}
     /// let mut world = World::<VecStorage>::new();
     /// let e = world.spawn((Hp(3),));
     /// let empty = world.spawn(());
@@ -299,8 +297,8 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, EcsError, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct Pos(i32);
-    /// impl Component for Pos {}
     /// let mut world = World::<VecStorage>::new();
     /// let (a, b) = (world.spawn((Pos(1),)), world.spawn((Pos(2),)));
     /// let empty = world.spawn(());
@@ -336,8 +334,8 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, EcsError, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct Hp(u32);
-    /// impl Component for Hp {}
     /// let mut world = World::<VecStorage>::new();
     /// let (a, b) = (world.spawn((Hp(10),)), world.spawn((Hp(3),)));
     /// let state = world.query_state::<&mut Hp, ()>().unwrap();
@@ -410,10 +408,10 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, Entity, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct Pos(f32);
-    /// impl Component for Pos {}
+    /// #[derive(Component)]
     /// struct Vel(f32);
-    /// impl Component for Vel {}
     /// let mut world = World::<VecStorage>::new();
     /// let moving: Vec<Entity> = (0..3).map(|i| world.spawn((Pos(i as f32), Vel(1.0)))).collect();
     /// let still = world.spawn((Pos(9.0),));
@@ -443,8 +441,8 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, Entity, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct Hp(u32);
-    /// impl Component for Hp {}
     /// let mut world = World::<VecStorage>::new();
     /// let hurt: Vec<Entity> = (0..3).map(|_| world.spawn((Hp(1),))).collect();
     /// let mut state = world.query_state::<&mut Hp, ()>().unwrap();
@@ -475,8 +473,8 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, EcsError, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct Player(&'static str);
-    /// impl Component for Player {}
     /// let mut world = World::<VecStorage>::new();
     /// let mut players = world.query_state::<&Player, ()>().unwrap();
     /// assert!(matches!(players.single(&world), Err(EcsError::QuerySingle { found: 0, .. })));
@@ -503,8 +501,8 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct Score(u32);
-    /// impl Component for Score {}
     /// let mut world = World::<VecStorage>::new();
     /// let e = world.spawn((Score(0),));
     /// let mut score = world.query_state::<&mut Score, ()>().unwrap();

@@ -86,8 +86,8 @@ impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> QueryView<'w, Q, F, S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct Hp(u32);
-    /// impl Component for Hp {}
     /// let mut world = World::<VecStorage>::new();
     /// let e = world.spawn((Hp(3),));
     /// let mut state = world.query_state::<&mut Hp, ()>().unwrap();
@@ -99,8 +99,8 @@ impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> QueryView<'w, Q, F, S> {
     ///
     /// ```compile_fail
     /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// # #[derive(Component)]
     /// # struct Hp(u32);
-    /// # impl Component for Hp {}
     /// # let mut world = World::<VecStorage>::new();
     /// # let e = world.spawn((Hp(3),));
     /// # let mut state = world.query_state::<&mut Hp, ()>().unwrap();
@@ -130,10 +130,10 @@ impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> QueryView<'w, Q, F, S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct Hp(u32);
-    /// impl Component for Hp {}
+    /// #[derive(Component)]
     /// struct Armor(u32);
-    /// impl Component for Armor {}
     /// let mut world = World::<VecStorage>::new();
     /// let e = world.spawn((Hp(10), Armor(4)));
     /// let mut state = world.query_state::<(&mut Hp, &Armor), ()>().unwrap();
@@ -147,8 +147,8 @@ impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> QueryView<'w, Q, F, S> {
     ///
     /// ```compile_fail,E0499
     /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// # #[derive(Component)]
     /// # struct Hp(u32);
-    /// # impl Component for Hp {}
     /// # let mut world = World::<VecStorage>::new();
     /// # let e = world.spawn((Hp(3),));
     /// # let mut state = world.query_state::<&mut Hp, ()>().unwrap();

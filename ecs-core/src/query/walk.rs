@@ -91,8 +91,8 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct A(u8);
-    /// impl Component for A {}
     /// let mut world = World::<VecStorage>::new();
     /// world.spawn((A(1),));
     /// world.spawn((A(2),));

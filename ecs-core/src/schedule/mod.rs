@@ -152,8 +152,8 @@ struct SetConfig<S: Storage> {
 /// ```
 /// # use ecs_core::prelude::*;
 /// # use ecs_core::testing::VecStorage;
+/// #[derive(Component)]
 /// struct Pos(f32);
-/// impl Component for Pos {}
 /// struct Total(f32);
 ///
 /// fn step(mut q: Query<&mut Pos, (), VecStorage>) {
@@ -313,7 +313,6 @@ impl<S: Storage> Schedule<S> {
 
     /// Adds a system after the others; its name is its function path.
     pub fn add_system<M, I: IntoSystem<S, M>>(&mut self, system: I) -> SystemId {
-        let () = I::CHECK;
         let system = system.into_system();
         let name = Cow::Owned(system.name().to_owned());
         self.push(Box::new(system), name)
@@ -325,7 +324,6 @@ impl<S: Storage> Schedule<S> {
         name: impl Into<Cow<'static, str>>,
         system: I,
     ) -> SystemId {
-        let () = I::CHECK;
         self.push(Box::new(system.into_system()), name.into())
     }
 
@@ -759,9 +757,13 @@ mod tests {
     use crate::query::QueryBuilder;
 
     struct Pos;
-    impl Component for Pos {}
+    impl Component for Pos {
+        type Mutability = crate::component::Mutable;
+    }
     struct Vel;
-    impl Component for Vel {}
+    impl Component for Vel {
+        type Mutability = crate::component::Mutable;
+    }
     struct Score;
 
     /// A system access from (component, write) pairs and (resource write) flags.

@@ -198,7 +198,9 @@ mod tests {
     use crate::query::QueryBuilder;
 
     struct A;
-    impl Component for A {}
+    impl Component for A {
+        type Mutability = crate::component::Mutable;
+    }
     struct Score;
 
     fn access(components: &mut Components, write: bool) -> Access {

@@ -19,8 +19,8 @@ pub struct IsExclusive;
 /// ```
 /// # use ecs_core::prelude::*;
 /// # use ecs_core::testing::VecStorage;
+/// #[derive(Component)]
 /// struct Hp(u32);
-/// impl Component for Hp {}
 /// fn reap(world: &mut World<VecStorage>) {
 ///     let dead: Vec<Entity> = world.query::<(Entity, &Hp)>().filter(|(_, hp)| hp.0 == 0).map(|(e, _)| e).collect();
 ///     for e in dead {

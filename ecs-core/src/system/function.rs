@@ -89,8 +89,6 @@ impl<S: Storage, Marker: 'static, F: SystemParamFunction<S, Marker>>
 {
     type System = FunctionSystem<S, Marker, F>;
 
-    const CHECK: () = <F::Param as SystemParam<S>>::CHECK;
-
     fn into_system(self) -> Self::System {
         FunctionSystem {
             func: self,

@@ -5,10 +5,11 @@
 //! ```
 //! # use ecs_core::prelude::*;
 //! # use ecs_core::testing::VecStorage;
+//! #[derive(Component)]
+//! #[component(track_changes)]
 //! struct Pos(f32);
-//! impl Component for Pos { const TRACK_CHANGES: bool = true; }
+//! #[derive(Component)]
 //! struct Vel(f32);
-//! impl Component for Vel {}
 //! struct Frames(u32);
 //!
 //! fn movement(mut q: Query<(Mut<Pos>, &Vel), (), VecStorage>, mut frames: ResMut<Frames>) {
@@ -184,12 +185,6 @@ pub unsafe trait System<S: Storage>: Send + Sync + 'static {
 pub trait IntoSystem<S: Storage, Marker> {
     /// The system type.
     type System: System<S>;
-
-    /// A compile-time check of the system's parameters ([`SystemParam::CHECK`]):
-    /// [`Schedule::add_system`](crate::Schedule::add_system) names it in its body, so a query
-    /// the system cannot run (a plain `&mut T` of a tracked type, `Changed<T>` of an
-    /// untracked one) is an error at the line that adds it.
-    const CHECK: () = ();
 
     /// Makes the system.
     fn into_system(self) -> Self::System;

@@ -35,13 +35,6 @@ pub unsafe trait SystemParam<S: Storage>: Sized {
     /// The argument handed to the function: `Self` with the run's lifetimes.
     type Item<'w, 's>;
 
-    /// A compile-time check of this parameter's shape: `()`, or a compile error saying what
-    /// is wrong (a query's [`QueryData::CHECK`](crate::query::QueryData::CHECK) or
-    /// [`QueryFilter::CHECK`](crate::query::QueryFilter::CHECK)).
-    /// [`Schedule::add_system`](crate::schedule::Schedule::add_system) names it in its body,
-    /// so the error points at the line that adds the system.
-    const CHECK: () = ();
-
     /// Builds the state and records the parameter's access.
     ///
     /// # Errors
@@ -212,7 +205,6 @@ macro_rules! tuple_param {
             type State = ($($name::State,)*);
             type Item<'w, 's> = ($($name::Item<'w, 's>,)*);
 
-            const CHECK: () = { $(let () = $name::CHECK;)* };
 
             #[allow(unused_variables, clippy::unused_unit)]
             fn init(world: &mut World<S>, access: &mut SystemAccess) -> Result<Self::State, EcsError> {

@@ -23,10 +23,10 @@ use crate::world::World;
 /// # use ecs_core::prelude::*;
 /// # use ecs_core::system::ParamSet;
 /// # use ecs_core::testing::VecStorage;
+/// #[derive(Component)]
 /// struct Pos(f32);
-/// impl Component for Pos {}
+/// #[derive(Component)]
 /// struct Leader;
-/// impl Component for Leader {}
 ///
 /// /// Followers move to the leader: read one `Pos`, then write the others.
 /// type Leaders = Query<'static, 'static, &'static Pos, With<Leader>, VecStorage>;
@@ -62,7 +62,6 @@ macro_rules! param_set {
             type State = ($($param::State,)*);
             type Item<'w, 's> = ParamSet<'w, 's, ($($param,)*), S>;
 
-            const CHECK: () = { $(let () = $param::CHECK;)* };
 
             fn init(world: &mut World<S>, access: &mut SystemAccess) -> Result<Self::State, EcsError> {
                 let mut members = Vec::new();

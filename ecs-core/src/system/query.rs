@@ -5,7 +5,7 @@ use super::{SystemAccess, SystemParam};
 use crate::entity::Entity;
 use crate::error::EcsError;
 use crate::query::{
-    exactly_one, BatchSize, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, Shape,
+    exactly_one, BatchSize, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData,
 };
 use crate::storage::Storage;
 use crate::world::World;
@@ -156,8 +156,6 @@ where
 {
     type State = QueryState<Q, F, S>;
     type Item<'w, 's> = Query<'w, 's, Q, F, S>;
-
-    const CHECK: () = Shape::<Q, F>::CHECK;
 
     fn init(world: &mut World<S>, access: &mut SystemAccess) -> Result<Self::State, EcsError> {
         let state = QueryState::new(world)?;

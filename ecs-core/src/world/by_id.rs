@@ -27,15 +27,17 @@ impl<S: Storage> World<S> {
     /// with the component's drop function on whichever thread drops or clears the world.
     ///
     /// # Errors
-    /// [`EcsError::NoSuchEntity`], [`EcsError::UnknownComponent`], and for a named instance
-    /// ([`World::register_instance`]) the entity lacks, [`EcsError::NameTaken`] when another
-    /// of its components holds the name; on error the value is neither dropped nor moved.
+    /// [`EcsError::NoSuchEntity`], [`EcsError::UnknownComponent`],
+    /// [`EcsError::HierarchyComponent`] for a relationship component (see
+    /// [`crate::hierarchy`]), and for a named instance ([`World::register_instance`]) the
+    /// entity lacks, [`EcsError::NameTaken`] when another of its components holds the name;
+    /// on error the value is neither dropped nor moved.
     ///
     /// ```
     /// # use ecs_core::{World, Component, testing::VecStorage};
     /// # use std::ptr::NonNull;
+    /// #[derive(Component)]
     /// struct Hp(u32);
-    /// impl Component for Hp {}
     /// let mut world = World::<VecStorage>::new();
     /// let id = world.register_component::<Hp>();
     /// let e = world.spawn(());
@@ -52,6 +54,7 @@ impl<S: Storage> World<S> {
     ) -> Result<(), EcsError> {
         self.flush();
         self.check(entity)?;
+        self.refuse_link_component(entity, id)?;
         let info = self
             .components
             .get(id)
@@ -107,8 +110,8 @@ impl<S: Storage> World<S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct Hp(u32);
-    /// impl Component for Hp {}
     /// let mut world = World::<VecStorage>::new();
     /// let e = world.spawn((Hp(9),));
     /// let id = world.component_id::<Hp>().unwrap();
@@ -132,8 +135,8 @@ impl<S: Storage> World<S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct Hp(u32);
-    /// impl Component for Hp {}
     /// let mut world = World::<VecStorage>::new();
     /// let e = world.spawn((Hp(9),));
     /// let id = world.component_id::<Hp>().unwrap();
@@ -207,8 +210,8 @@ impl<S: Storage> World<S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct Typed(u8);
-    /// impl Component for Typed {}
     /// let mut world = World::<VecStorage>::new();
     /// let e = world.spawn((Typed(1),));
     /// let id = world.component_id::<Typed>().unwrap();

@@ -6,28 +6,17 @@
 use std::ptr::NonNull;
 
 use super::{EntityMut, EntityRef, World};
-use crate::change::{ChangeKind, Mut};
-use crate::component::{Component, Tracking};
+use crate::change::{ChangeKind, ChangeLog, Mut};
+use crate::component::{tracks_changes, Component, MutableComponent, Writable, Write};
 use crate::entity::Entity;
 use crate::error::EcsError;
-use crate::query::{exactly_one, QueryData, QueryFilter, QueryRefIter, ReadOnlyQueryData, Shape};
+use crate::query::{exactly_one, QueryData, QueryFilter, QueryRefIter, ReadOnlyQueryData};
 use crate::storage::Storage;
 
 impl<S: Storage> World<S> {
-    /// Mutable references to the `T`s of several distinct entities at once, in the order
-    /// given (`get_mut` hands out one at a time).
-    ///
-    /// Only for types that do not track changes, like [`World::get_mut`];
-    /// [`World::get_many_mut_tracked`] is the tracked form:
-    ///
-    /// ```compile_fail,E0080
-    /// # use ecs_core::{World, Component, testing::VecStorage};
-    /// struct Hp(u32);
-    /// impl Component for Hp { const TRACK_CHANGES: bool = true; }
-    /// let mut world = World::<VecStorage>::new();
-    /// let (a, b) = (world.spawn((Hp(3),)), world.spawn((Hp(4),)));
-    /// let [x, y] = world.get_many_mut::<Hp, 2>([a, b]).unwrap(); // error: tracked
-    /// ```
+    /// Mutable access to the `T`s of several distinct entities at once, in the order given
+    /// (`get_mut` hands out one at a time): plain `&mut T`s, or [`Mut`] guards for a type
+    /// that tracks changes, as [`World::get_mut`] hands out.
     ///
     /// # Errors
     /// [`EcsError::DuplicateEntity`] when an entity is named twice (two `&mut` to one value),
@@ -37,9 +26,8 @@ impl<S: Storage> World<S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, EcsError, testing::VecStorage};
-    /// #[derive(Debug)]
+    /// #[derive(Component, Debug)]
     /// struct Hp(u32);
-    /// impl Component for Hp {}
     /// let mut world = World::<VecStorage>::new();
     /// let (healer, hurt) = (world.spawn((Hp(10),)), world.spawn((Hp(2),)));
     /// let [from, to] = world.get_many_mut::<Hp, 2>([healer, hurt]).unwrap();
@@ -49,29 +37,34 @@ impl<S: Storage> World<S> {
     /// let err = world.get_many_mut::<Hp, 2>([hurt, hurt]).unwrap_err();
     /// assert_eq!(err, EcsError::DuplicateEntity(hurt));
     /// ```
-    pub fn get_many_mut<T: Component, const N: usize>(
+    pub fn get_many_mut<T: MutableComponent, const N: usize>(
         &mut self,
         entities: [Entity; N],
-    ) -> Result<[&mut T; N], EcsError> {
-        let () = Tracking::<T>::UNTRACKED;
+    ) -> Result<[Write<'_, T>; N], EcsError> {
         let ptrs = self.many_ptrs::<T, N>(&entities)?;
-        // SAFETY: each pointer is its entity's initialised `T` (`get_ptr`); the entities are
-        // distinct, and values of distinct `(entity, component)` pairs never overlap (the
-        // `Storage` contract), so the references are disjoint; `&mut self` keeps every other
-        // access to the world out while they live.
-        Ok(ptrs.map(|ptr| unsafe { &mut *ptr.as_ptr() }))
+        let log = self.changed_log_of::<T>();
+        Ok(std::array::from_fn(|i| {
+            // SAFETY: each pointer is its entity's initialised `T` (`get_ptr`); the entities
+            // are distinct, and values of distinct `(entity, component)` pairs never overlap
+            // (the `Storage` contract), so the references are disjoint; `&mut self` keeps
+            // every other access to the world out while they live, and the change log is a
+            // different field than the storage.
+            let value = unsafe { &mut *ptrs[i].as_ptr() };
+            <T::Mutability as Writable>::write(value, log, entities[i])
+        }))
     }
 
     /// [`World::get_many_mut`] through [`Mut`] guards, which record a change on the first
-    /// write (see [`World::get_mut_tracked`]). Works for any `T`.
+    /// write for a type that tracks changes (see [`World::get_mut_tracked`]).
     ///
     /// # Errors
     /// As for [`World::get_many_mut`].
     ///
     /// ```
     /// # use ecs_core::{World, Component, Changed, testing::VecStorage};
+    /// #[derive(Component)]
+    /// #[component(track_changes)]
     /// struct Pos(i32);
-    /// impl Component for Pos { const TRACK_CHANGES: bool = true; }
     /// let mut world = World::<VecStorage>::new();
     /// let (a, b) = (world.spawn((Pos(0),)), world.spawn((Pos(5),)));
     /// let mut moved = world.query_state::<&Pos, Changed<Pos>>().unwrap();
@@ -81,21 +74,27 @@ impl<S: Storage> World<S> {
     /// let changed: Vec<i32> = moved.iter(&world).map(|p| p.0).collect();
     /// assert_eq!(changed, vec![5]);
     /// ```
-    pub fn get_many_mut_tracked<T: Component, const N: usize>(
+    pub fn get_many_mut_tracked<T: MutableComponent, const N: usize>(
         &mut self,
         entities: [Entity; N],
     ) -> Result<[Mut<'_, T>; N], EcsError> {
         let ptrs = self.many_ptrs::<T, N>(&entities)?;
-        let log = match self.components.id::<T>() {
-            Some(id) if T::TRACK_CHANGES => Some(self.changes.ensure(id).get(ChangeKind::Changed)),
-            _ => None,
-        };
+        let log = self.changed_log_of::<T>();
         Ok(std::array::from_fn(|i| {
-            // SAFETY: as in `get_many_mut`; the change log is a different field than the
-            // storage.
+            // SAFETY: as in `get_many_mut`.
             let value = unsafe { &mut *ptrs[i].as_ptr() };
             Mut::new(value, log, entities[i])
         }))
+    }
+
+    /// `T`'s changed log, created if missing, when `T` tracks changes (and is registered).
+    fn changed_log_of<T: Component>(&mut self) -> Option<&ChangeLog> {
+        match self.components.id::<T>() {
+            Some(id) if tracks_changes::<T>() => {
+                Some(self.changes.ensure(id).get(ChangeKind::Changed))
+            }
+            _ => None,
+        }
     }
 
     /// Pointers to the `T`s of distinct `entities`, or the error for the request.
@@ -137,10 +136,10 @@ impl<S: Storage> World<S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, EcsError, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct Pos(f32);
-    /// impl Component for Pos {}
+    /// #[derive(Component)]
     /// struct Vel(f32);
-    /// impl Component for Vel {}
     /// let mut world = World::<VecStorage>::new();
     /// let e = world.spawn((Pos(1.0), Vel(2.0)));
     /// let entity = world.entity(e).unwrap();
@@ -163,11 +162,10 @@ impl<S: Storage> World<S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, EcsError, testing::VecStorage};
-    /// #[derive(Debug, PartialEq)]
+    /// #[derive(Component, Debug, PartialEq)]
     /// struct Hp(u32);
-    /// impl Component for Hp {}
+    /// #[derive(Component)]
     /// struct Shield(u32);
-    /// impl Component for Shield {}
     /// let mut world = World::<VecStorage>::new();
     /// let e = world.spawn((Hp(5),));
     /// let mut entity = world.entity_mut(e).unwrap();
@@ -191,8 +189,8 @@ impl<S: Storage> World<S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, EcsError, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct Camera { zoom: f32 }
-    /// impl Component for Camera {}
     /// let mut world = World::<VecStorage>::new();
     /// assert!(matches!(world.query_single::<&Camera>(), Err(EcsError::QuerySingle { found: 0, .. })));
     /// world.spawn((Camera { zoom: 1.0 },));
@@ -200,7 +198,6 @@ impl<S: Storage> World<S> {
     /// assert_eq!(world.query_single::<&Camera>().unwrap().zoom, 2.0);
     /// ```
     pub fn query_single<Q: QueryData + 'static>(&mut self) -> Result<Q::Item<'_>, EcsError> {
-        let () = Shape::<Q, ()>::CHECK;
         self.query_single_filtered::<Q, ()>()
     }
 
@@ -211,10 +208,10 @@ impl<S: Storage> World<S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, EcsError, With, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct Name(&'static str);
-    /// impl Component for Name {}
+    /// #[derive(Component)]
     /// struct Player;
-    /// impl Component for Player {}
     /// let mut world = World::<VecStorage>::new();
     /// world.spawn((Name("goblin"),));
     /// world.spawn((Name("ada"), Player));
@@ -228,7 +225,6 @@ impl<S: Storage> World<S> {
     pub fn query_single_filtered<Q: QueryData + 'static, F: QueryFilter + 'static>(
         &mut self,
     ) -> Result<Q::Item<'_>, EcsError> {
-        let () = Shape::<Q, F>::CHECK;
         let index = self.query_index::<Q, F>()?;
         exactly_one::<Q, F, _>(self.query_at::<Q, F>(index))
     }
@@ -250,10 +246,10 @@ impl<S: Storage> World<S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct Pos(f32);
-    /// impl Component for Pos {}
+    /// #[derive(Component)]
     /// struct Target(ecs_core::Entity);
-    /// impl Component for Target {}
     /// let mut world = World::<VecStorage>::new();
     /// let goal = world.spawn((Pos(10.0),));
     /// world.spawn((Pos(4.0), Target(goal)));
@@ -273,12 +269,12 @@ impl<S: Storage> World<S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, Entity, With, Without, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct Hp(u32);
-    /// impl Component for Hp {}
+    /// #[derive(Component)]
     /// struct Dead;
-    /// impl Component for Dead {}
+    /// #[derive(Component)]
     /// struct Frozen; // never used: not even registered
-    /// impl Component for Frozen {}
     /// let mut world = World::<VecStorage>::new();
     /// world.spawn((Hp(3),));
     /// world.spawn((Hp(0), Dead));
@@ -291,7 +287,6 @@ impl<S: Storage> World<S> {
     pub fn query_filtered_ref<Q: ReadOnlyQueryData + 'static, F: QueryFilter + 'static>(
         &self,
     ) -> QueryRefIter<'_, Q, F, S> {
-        let () = Shape::<Q, F>::CHECK;
         QueryRefIter::new(self)
     }
 }

@@ -4,7 +4,7 @@ use std::fmt;
 
 use super::World;
 use crate::change::Mut;
-use crate::component::{Component, Tracking};
+use crate::component::{Component, MutableComponent, Write};
 use crate::entity::Entity;
 use crate::error::EcsError;
 use crate::storage::{EntityPlace, Storage};
@@ -19,10 +19,10 @@ use crate::storage::{EntityPlace, Storage};
 ///
 /// ```
 /// # use ecs_core::{World, Component, testing::VecStorage};
+/// #[derive(Component)]
 /// struct Name(&'static str);
-/// impl Component for Name {}
+/// #[derive(Component)]
 /// struct Hp(u32);
-/// impl Component for Hp {}
 /// let mut world = World::<VecStorage>::new();
 /// let e = world.spawn((Name("ada"), Hp(7)));
 /// let ada = world.entity(e).unwrap();
@@ -116,11 +116,10 @@ impl<S: Storage> fmt::Debug for EntityRef<'_, S> {
 ///
 /// ```
 /// # use ecs_core::{World, Component, testing::VecStorage};
-/// #[derive(Debug, PartialEq)]
+/// #[derive(Component, Debug, PartialEq)]
 /// struct Hp(u32);
-/// impl Component for Hp {}
+/// #[derive(Component)]
 /// struct Poisoned;
-/// impl Component for Poisoned {}
 /// let mut world = World::<VecStorage>::new();
 /// let e = world.spawn((Hp(10), Poisoned));
 /// let mut hero = world.entity_mut(e).unwrap();
@@ -160,18 +159,17 @@ impl<'w, S: Storage> EntityMut<'w, S> {
         self.world.get::<T>(self.entity)
     }
 
-    /// A mutable reference to the entity's `T`, if it has one; for types that do not track
-    /// changes (a compile-time error otherwise, as for [`World::get_mut`]).
+    /// Mutable access to the entity's `T`, if it has one: a plain `&mut T`, or a [`Mut`]
+    /// guard for a type that tracks changes (as [`World::get_mut`]).
     #[inline]
-    pub fn get_mut<T: Component>(&mut self) -> Option<&mut T> {
-        let () = Tracking::<T>::UNTRACKED;
+    pub fn get_mut<T: MutableComponent>(&mut self) -> Option<Write<'_, T>> {
         self.world.get_mut::<T>(self.entity)
     }
 
-    /// A guard on the entity's `T` that records a change on the first write (see
-    /// [`World::get_mut_tracked`]); works for any `T`.
+    /// A guard on the entity's `T` that records a change on the first write for a type that
+    /// tracks changes (see [`World::get_mut_tracked`]).
     #[inline]
-    pub fn get_mut_tracked<T: Component>(&mut self) -> Option<Mut<'_, T>> {
+    pub fn get_mut_tracked<T: MutableComponent>(&mut self) -> Option<Mut<'_, T>> {
         self.world.get_mut_tracked::<T>(self.entity)
     }
 

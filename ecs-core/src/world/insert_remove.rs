@@ -225,7 +225,7 @@ impl<S: Storage> ComponentInserter for EntityInserter<'_, S> {
                 .storage
                 .insert(self.entity, id, value, &world.components)
         };
-        if T::TRACK_CHANGES {
+        if crate::component::tracks_changes::<T>() {
             match old {
                 None => world.changes.on_added(id, self.entity),
                 Some(_) => world.changes.on_changed(id, self.entity),

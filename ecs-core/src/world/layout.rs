@@ -15,8 +15,8 @@ impl<S: Storage> World<S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct Pos(f32);
-    /// impl Component for Pos {}
     /// let mut world = World::<VecStorage>::new();
     /// world.spawn((Pos(1.0),));
     /// let layout = world.layout();

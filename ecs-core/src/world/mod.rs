@@ -22,17 +22,17 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::bundle::{Bundle, BundleInfo, Bundles};
-use crate::change::{ChangeKind, ChangeStore, Mut};
+use crate::change::{ChangeKind, ChangeLog, ChangeStore, Mut};
 use crate::component::{
-    Component, ComponentDescriptor, ComponentId, ComponentInfo, Components, Tracking, TypeIdMap,
-    TypeSlots,
+    tracks_changes, Component, ComponentDescriptor, ComponentId, ComponentInfo, Components,
+    MutableComponent, TypeIdMap, TypeSlots, Writable, Write,
 };
 use crate::entities::Entities;
 use crate::entity::Entity;
 use crate::error::EcsError;
 use crate::hierarchy::LinkIds;
 use crate::named::EntityIndex;
-use crate::query::{QueryData, QueryFilter, QueryIter, QueryState, Shape};
+use crate::query::{QueryData, QueryFilter, QueryIter, QueryState};
 use crate::resource::Resources;
 use crate::storage::Storage;
 
@@ -140,8 +140,9 @@ impl<S: Storage> World<S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, Changed, change::ChangeKind, testing::VecStorage};
+    /// #[derive(Component)]
+    /// #[component(track_changes)]
     /// struct Hp(u32);
-    /// impl Component for Hp { const TRACK_CHANGES: bool = true; }
     /// let mut world = World::<VecStorage>::new();
     /// let e = world.spawn((Hp(1),));
     /// let mut hurt = world.query_state::<&Hp, Changed<Hp>>().unwrap();
@@ -265,8 +266,8 @@ impl<S: Storage> World<S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct Id(u32);
-    /// impl Component for Id {}
     /// let mut world = World::<VecStorage>::new();
     /// let entities = world.spawn_batch((0..100).map(|i| (Id(i),))).to_vec();
     /// assert_eq!(entities.len(), 100);
@@ -344,12 +345,16 @@ impl<S: Storage> World<S> {
     }
 
     /// Despawns live `entity` without looking at its links (the recursive despawn keeps
-    /// them itself). Freed first, as in [`World::despawn`].
+    /// them itself). Freed first, as in [`World::despawn`]. A handle that is not live (which
+    /// exact links never name) is left alone: nothing of the entity now holding its slot
+    /// (its index entry, its components) is touched.
     pub(crate) fn despawn_unlinked(&mut self, entity: Entity) {
         let freed = self.entities.free(entity);
         debug_assert!(freed, "despawn_unlinked of a live entity");
-        self.index.release(entity.index());
-        self.storage.despawn(entity);
+        if freed {
+            self.index.release(entity.index());
+            self.storage.despawn(entity);
+        }
     }
 
     /// Despawns every entity; all handles become stale. Registered components stay.
@@ -372,8 +377,8 @@ impl<S: Storage> World<S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct Name(&'static str);
-    /// impl Component for Name {}
     /// let mut world = World::<VecStorage>::new();
     /// let e = world.spawn((Name("crate"),));
     /// assert_eq!(world.get::<Name>(e).map(|n| n.0), Some("crate"));
@@ -385,45 +390,55 @@ impl<S: Storage> World<S> {
         Some(unsafe { ptr.as_ref() })
     }
 
-    /// A mutable reference to `entity`'s `T`; `None` if the entity is stale or has no `T`.
+    /// Mutable access to `entity`'s `T`; `None` if the entity is stale or has no `T`.
     ///
-    /// Only for types that do not track changes: for a type with
-    /// [`Component::TRACK_CHANGES`] this is a compile-time error (a plain reference would
-    /// write without recording it); use [`World::get_mut_tracked`]:
-    ///
-    /// ```compile_fail,E0080
-    /// # use ecs_core::{World, Component, testing::VecStorage};
-    /// struct Hp(u32);
-    /// impl Component for Hp { const TRACK_CHANGES: bool = true; }
-    /// let mut world = World::<VecStorage>::new();
-    /// let e = world.spawn((Hp(3),));
-    /// world.get_mut::<Hp>(e).unwrap().0 -= 1; // error: use `get_mut_tracked`
-    /// ```
-    ///
-    /// ```
-    /// # use ecs_core::{World, Component, testing::VecStorage};
-    /// struct Hp(u32);
-    /// impl Component for Hp {}
-    /// let mut world = World::<VecStorage>::new();
-    /// let e = world.spawn((Hp(3),));
-    /// world.get_mut::<Hp>(e).unwrap().0 -= 1;
-    /// assert_eq!(world.get::<Hp>(e).unwrap().0, 2);
-    /// ```
-    pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Option<&mut T> {
-        let () = Tracking::<T>::UNTRACKED;
-        let mut ptr = self.get_ptr::<T>(entity)?;
-        // SAFETY: as in `get`, and `&mut self` makes the reference unique.
-        Some(unsafe { ptr.as_mut() })
-    }
-
-    /// A mutable access to `entity`'s `T` that records a change when written (see [`Mut`]);
-    /// `None` if the entity is stale or has no `T`. Works for any `T` (for an untracked type
-    /// the guard is a plain reference).
+    /// What it hands out follows `T`'s [`Component::Mutability`]: a plain `&mut T` for a
+    /// [`Mutable`](crate::Mutable) type, a [`Mut<T>`] guard that records the first write for
+    /// [`Changed<T>`](crate::Changed) for a [`Tracked`](crate::Tracked) one. An
+    /// [`Immutable`](crate::Immutable) type cannot be borrowed mutably (a compile error):
+    /// replace its value with [`World::insert`].
     ///
     /// ```
     /// # use ecs_core::{World, Component, Changed, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct Hp(u32);
-    /// impl Component for Hp { const TRACK_CHANGES: bool = true; }
+    /// #[derive(Component)]
+    /// #[component(track_changes)]
+    /// struct Pos(f32);
+    /// let mut world = World::<VecStorage>::new();
+    /// let e = world.spawn((Hp(3), Pos(0.0)));
+    /// let mut moved = world.query_state::<&Pos, Changed<Pos>>().unwrap();
+    /// moved.iter(&world).for_each(drop); // first run: sees the spawn
+    /// world.get_mut::<Hp>(e).unwrap().0 -= 1; // a plain `&mut Hp`
+    /// world.get_mut::<Pos>(e).unwrap().0 += 1.0; // a `Mut<Pos>`: the write is recorded
+    /// assert_eq!(world.get::<Hp>(e).unwrap().0, 2);
+    /// assert_eq!(moved.iter(&world).count(), 1);
+    /// ```
+    ///
+    /// ```compile_fail,E0277
+    /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// #[derive(Component)]
+    /// #[component(immutable)]
+    /// struct Seed(u64);
+    /// let mut world = World::<VecStorage>::new();
+    /// let e = world.spawn(Seed(7));
+    /// world.get_mut::<Seed>(e); // error: `Seed` is immutable
+    /// ```
+    pub fn get_mut<T: MutableComponent>(&mut self, entity: Entity) -> Option<Write<'_, T>> {
+        let (value, log) = self.value_and_log::<T>(entity)?;
+        Some(<T::Mutability as Writable>::write(value, log, entity))
+    }
+
+    /// A [`Mut`] guard on `entity`'s `T`, which records a change on the first write for a
+    /// type that tracks changes (and is a plain reference otherwise); `None` if the entity
+    /// is stale or has no `T`. [`World::get_mut`] hands out the same guard for a tracked
+    /// type; this form suits code generic over the type's tracking.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, Changed, testing::VecStorage};
+    /// #[derive(Component)]
+    /// #[component(track_changes)]
+    /// struct Hp(u32);
     /// let mut world = World::<VecStorage>::new();
     /// let e = world.spawn((Hp(3),));
     /// let mut hurt = world.query_state::<&Hp, Changed<Hp>>().unwrap();
@@ -431,16 +446,28 @@ impl<S: Storage> World<S> {
     /// world.get_mut_tracked::<Hp>(e).unwrap().0 -= 1;
     /// assert_eq!(hurt.iter(&world).map(|hp| hp.0).collect::<Vec<_>>(), vec![2]);
     /// ```
-    pub fn get_mut_tracked<T: Component>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
+    pub fn get_mut_tracked<T: MutableComponent>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
+        let (value, log) = self.value_and_log::<T>(entity)?;
+        Some(Mut::new(value, log, entity))
+    }
+
+    /// `entity`'s `T`, writable, and `T`'s changed log when `T` tracks changes.
+    #[inline]
+    fn value_and_log<T: Component>(
+        &mut self,
+        entity: Entity,
+    ) -> Option<(&mut T, Option<&ChangeLog>)> {
         let mut ptr = self.get_ptr::<T>(entity)?;
-        let log = if T::TRACK_CHANGES {
+        let log = if tracks_changes::<T>() {
             let id = self.components.id::<T>()?;
             Some(self.changes.ensure(id).get(ChangeKind::Changed) as &_)
         } else {
             None
         };
-        // SAFETY: as in `get_mut`; the log is a different field than the storage.
-        Some(Mut::new(unsafe { ptr.as_mut() }, log, entity))
+        // SAFETY: the storage returned a valid pointer to the entity's `T`, and `&mut self`
+        // makes the reference unique while it lives; the log is a different field than the
+        // storage.
+        Some((unsafe { ptr.as_mut() }, log))
     }
 
     // No `entities.contains` check: the storage holds exactly the live entities and compares
@@ -456,8 +483,8 @@ impl<S: Storage> World<S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct Tag;
-    /// impl Component for Tag {}
     /// let mut world = World::<VecStorage>::new();
     /// let e = world.spawn((Tag,));
     /// assert!(world.has::<Tag>(e));
@@ -486,10 +513,10 @@ impl<S: Storage> World<S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, EcsError, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct Pos(f32);
-    /// impl Component for Pos {}
+    /// #[derive(Component)]
     /// struct Vel(f32);
-    /// impl Component for Vel {}
     /// let mut world = World::<VecStorage>::new();
     /// // The reference backend has no groups:
     /// assert!(matches!(world.group::<(Pos, Vel)>(), Err(EcsError::Group { .. })));
@@ -517,8 +544,8 @@ impl<S: Storage> World<S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct Pos(f32);
-    /// impl Component for Pos {}
     /// let mut world = World::<VecStorage>::new();
     /// world.spawn((Pos(1.0),));
     /// // The reference backend keeps no tables to align with:
@@ -542,10 +569,10 @@ impl<S: Storage> World<S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, Entity, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct Pos(f32);
-    /// impl Component for Pos {}
+    /// #[derive(Component)]
     /// struct Vel(f32);
-    /// impl Component for Vel {}
     /// let mut world = World::<VecStorage>::new();
     /// world.spawn((Pos(0.0), Vel(2.0)));
     /// world.query::<(&mut Pos, &Vel)>().for_each(|(p, v)| p.0 += v.0);
@@ -554,7 +581,6 @@ impl<S: Storage> World<S> {
     /// ```
     #[inline]
     pub fn query<Q: QueryData + 'static>(&mut self) -> QueryIter<'_, Q, (), S> {
-        let () = Shape::<Q, ()>::CHECK;
         self.query_filtered::<Q, ()>()
     }
 
@@ -565,10 +591,10 @@ impl<S: Storage> World<S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, With, Without, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct Pos(f32);
-    /// impl Component for Pos {}
+    /// #[derive(Component)]
     /// struct Frozen;
-    /// impl Component for Frozen {}
     /// let mut world = World::<VecStorage>::new();
     /// world.spawn((Pos(0.0),));
     /// world.spawn((Pos(0.0), Frozen));
@@ -579,7 +605,6 @@ impl<S: Storage> World<S> {
     pub fn query_filtered<Q: QueryData + 'static, F: QueryFilter + 'static>(
         &mut self,
     ) -> QueryIter<'_, Q, F, S> {
-        let () = Shape::<Q, F>::CHECK;
         let index = self
             .query_index::<Q, F>()
             .unwrap_or_else(|err| panic!("{err}"));
@@ -593,8 +618,8 @@ impl<S: Storage> World<S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, EcsError, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct A;
-    /// impl Component for A {}
     /// let mut world = World::<VecStorage>::new();
     /// let err = world.try_query_filtered::<(&mut A, &A), ()>().err().unwrap();
     /// assert!(matches!(err, EcsError::QueryConflict { .. }));
@@ -603,7 +628,6 @@ impl<S: Storage> World<S> {
     pub fn try_query_filtered<Q: QueryData + 'static, F: QueryFilter + 'static>(
         &mut self,
     ) -> Result<QueryIter<'_, Q, F, S>, EcsError> {
-        let () = Shape::<Q, F>::CHECK;
         let index = self.query_index::<Q, F>()?;
         Ok(self.query_at::<Q, F>(index))
     }
@@ -658,8 +682,8 @@ impl<S: Storage> World<S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct Hp(u32);
-    /// impl Component for Hp {}
     /// let mut world = World::<VecStorage>::new();
     /// world.spawn((Hp(1),));
     /// let mut state = world.query_state::<&Hp, ()>().unwrap();
@@ -668,7 +692,6 @@ impl<S: Storage> World<S> {
     pub fn query_state<Q: QueryData, F: QueryFilter>(
         &mut self,
     ) -> Result<QueryState<Q, F, S>, EcsError> {
-        let () = Shape::<Q, F>::CHECK;
         QueryState::new(self)
     }
 
@@ -676,8 +699,8 @@ impl<S: Storage> World<S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct A;
-    /// impl Component for A {}
     /// let mut world = World::<VecStorage>::new();
     /// let id = world.register_component::<A>();
     /// assert_eq!(world.component_id::<A>(), Some(id));
@@ -708,8 +731,8 @@ impl<S: Storage> World<S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct A;
-    /// impl Component for A {}
     /// assert_eq!(World::<VecStorage>::new().component_id::<A>(), None);
     /// ```
     pub fn component_id<T: Component>(&self) -> Option<ComponentId> {
@@ -720,8 +743,8 @@ impl<S: Storage> World<S> {
     ///
     /// ```
     /// # use ecs_core::{World, Component, testing::VecStorage};
+    /// #[derive(Component)]
     /// struct A(u64);
-    /// impl Component for A {}
     /// let mut world = World::<VecStorage>::new();
     /// let id = world.register_component::<A>();
     /// assert_eq!(world.component_info(id).unwrap().layout().size(), 8);
@@ -921,7 +944,9 @@ mod tests {
     use crate::testing::VecStorage;
 
     struct N<const I: usize>(usize);
-    impl<const I: usize> Component for N<I> {}
+    impl<const I: usize> Component for N<I> {
+        type Mutability = crate::component::Mutable;
+    }
 
     #[test]
     fn many_bundle_and_query_types_share_the_fast_slots_correctly() {

@@ -7,7 +7,7 @@ use std::ptr::NonNull;
 
 use super::World;
 use crate::change::{ChangeKind, Mut};
-use crate::component::{Component, ComponentId};
+use crate::component::{tracks_changes, Component, ComponentId, MutableComponent};
 use crate::entity::Entity;
 use crate::error::EcsError;
 use crate::named::{EntityIndex, NameId};
@@ -112,7 +112,7 @@ impl<S: Storage> World<S> {
             // SAFETY: `get_ptr` points to the entity's value of `id`, a `T` (a named
             // instance of `T` holds `T`s), and `&mut self` excludes every other access.
             let old = unsafe { ptr.cast::<T>().as_ptr().replace(value) };
-            if T::TRACK_CHANGES {
+            if tracks_changes::<T>() {
                 self.changes.on_changed(id, entity);
             }
             return Ok(Some(old));
@@ -127,7 +127,7 @@ impl<S: Storage> World<S> {
                 .insert_new(entity, id, NonNull::from(&*value).cast(), &self.components)
         };
         self.index.add(entity.index(), id, name_id);
-        if T::TRACK_CHANGES {
+        if tracks_changes::<T>() {
             self.changes.on_added(id, entity);
         }
         Ok(None)
@@ -166,13 +166,13 @@ impl<S: Storage> World<S> {
     /// world.get_named_mut::<RenderData>(e, "Fog").unwrap().0 = 0.25;
     /// assert_eq!(world.get_named::<RenderData>(e, "Fog").unwrap().0, 0.25);
     /// ```
-    pub fn get_named_mut<T: Component>(
+    pub fn get_named_mut<T: MutableComponent>(
         &mut self,
         entity: Entity,
         name: &str,
     ) -> Option<Mut<'_, T>> {
         let mut ptr = self.named_ptr::<T>(entity, name)?;
-        let log = if T::TRACK_CHANGES {
+        let log = if tracks_changes::<T>() {
             let id = self.components.instance(self.components.id::<T>()?, name)?;
             Some(self.changes.ensure(id).get(ChangeKind::Changed) as &_)
         } else {

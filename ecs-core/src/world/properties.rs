@@ -50,8 +50,9 @@ impl<S: Storage> World<S> {
     /// copied into the field's buffer, which grows only if the text does not fit).
     ///
     /// # Errors
-    /// Those of [`World::get_property`], and [`EcsError::PropertyType`] when `value` is not
-    /// of the property's type. On error the world is unchanged.
+    /// Those of [`World::get_property`], [`EcsError::PropertyType`] when `value` is not of
+    /// the property's type, and [`EcsError::Immutable`] for an immutable component (its
+    /// values are only replaced whole). On error the world is unchanged.
     ///
     /// ```
     /// # use ecs_core::{World, Component, EcsError, properties::PropertyValue, testing::VecStorage};
@@ -74,6 +75,10 @@ impl<S: Storage> World<S> {
         value: PropertyValue<'_>,
     ) -> Result<(), EcsError> {
         let (id, field) = self.resolve_property(entity, instance, property)?;
+        if !self.components.info(id).is_mutable() {
+            let name = self.components.info(id).name().to_owned();
+            return Err(EcsError::Immutable(name));
+        }
         if value.kind() != field.kind() {
             return Err(EcsError::PropertyType {
                 component: self.components.info(id).name().to_owned(),

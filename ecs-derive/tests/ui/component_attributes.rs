@@ -20,4 +20,12 @@ struct Twice;
 #[component]
 struct NoArguments;
 
+#[derive(Component)]
+#[component(properties)]
+#[repr(C, packed)]
+struct Packed {
+    tag: u8,
+    name: String,
+}
+
 fn main() {}

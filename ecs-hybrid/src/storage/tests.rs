@@ -3,18 +3,24 @@ use ecs_core::{With, Without, World};
 
 #[derive(Debug, PartialEq, Clone, Copy)]
 struct Pos(f32);
-impl Component for Pos {}
+impl Component for Pos {
+    type Mutability = ecs_core::Mutable;
+}
 #[derive(Debug, PartialEq, Clone, Copy)]
 struct Vel(f32);
-impl Component for Vel {}
+impl Component for Vel {
+    type Mutability = ecs_core::Mutable;
+}
 #[derive(Debug, PartialEq, Clone, Copy)]
 struct OnFire(u32);
 impl Component for OnFire {
+    type Mutability = ecs_core::Mutable;
     const STORAGE: StorageKind = StorageKind::Sparse;
 }
 #[derive(Debug, PartialEq, Clone, Copy)]
 struct Buff;
 impl Component for Buff {
+    type Mutability = ecs_core::Mutable;
     const STORAGE: StorageKind = StorageKind::Sparse;
 }
 
@@ -358,6 +364,7 @@ fn a_set_owned_by_a_group_keeps_the_groups_order() {
     #[derive(Debug, PartialEq, Clone, Copy)]
     struct Shield(u32);
     impl Component for Shield {
+        type Mutability = ecs_core::Mutable;
         const STORAGE: StorageKind = StorageKind::Sparse;
     }
     let mut world = HybridWorld::new();
@@ -446,6 +453,7 @@ fn place_reads_table_and_sparse_components() {
     #[derive(Debug)]
     struct Never;
     impl Component for Never {
+        type Mutability = ecs_core::Mutable;
         const STORAGE: StorageKind = StorageKind::Sparse;
     }
     let mut world2 = HybridWorld::new();
@@ -480,6 +488,7 @@ fn sparse_components_can_be_grouped_table_ones_cannot() {
     #[derive(Debug, PartialEq, Clone, Copy)]
     struct Slow(u32);
     impl Component for Slow {
+        type Mutability = ecs_core::Mutable;
         const STORAGE: StorageKind = StorageKind::Sparse;
     }
     let mut world = HybridWorld::new();
@@ -535,9 +544,12 @@ fn spawn_columns_splits_table_and_sparse_columns() {
 
     #[derive(Debug, PartialEq)]
     struct Table(u32);
-    impl Component for Table {}
+    impl Component for Table {
+        type Mutability = ecs_core::Mutable;
+    }
     struct Churn(#[allow(dead_code)] Arc<()>);
     impl Component for Churn {
+        type Mutability = ecs_core::Mutable;
         const STORAGE: StorageKind = StorageKind::Sparse;
     }
     let counter = Arc::new(());

@@ -8,16 +8,24 @@ use crate::SparseStorage;
 
 #[derive(Debug, PartialEq, Clone, Copy)]
 struct A(u32);
-impl Component for A {}
+impl Component for A {
+    type Mutability = ecs_core::Mutable;
+}
 #[derive(Debug, PartialEq, Clone)]
 struct B(String);
-impl Component for B {}
+impl Component for B {
+    type Mutability = ecs_core::Mutable;
+}
 #[derive(Debug, PartialEq, Clone, Copy)]
 struct C(u8);
-impl Component for C {}
+impl Component for C {
+    type Mutability = ecs_core::Mutable;
+}
 #[derive(Debug, PartialEq, Clone, Copy)]
 struct Z;
-impl Component for Z {}
+impl Component for Z {
+    type Mutability = ecs_core::Mutable;
+}
 
 const OPS: usize = if cfg!(miri) { 300 } else { 20_000 };
 
@@ -234,7 +242,9 @@ fn a_group_made_late_packs_existing_entities_and_drops_nothing() {
     let counter = std::sync::Arc::new(());
     #[derive(Clone)]
     struct Counted(#[allow(dead_code)] std::sync::Arc<()>);
-    impl Component for Counted {}
+    impl Component for Counted {
+        type Mutability = ecs_core::Mutable;
+    }
     let entities: Vec<Entity> = (0..50u32)
         .map(|i| match i % 3 {
             0 => world.spawn((A(i), Counted(counter.clone()))),
@@ -305,7 +315,9 @@ fn a_panicking_drop_in_despawn_leaves_the_group_right() {
             }
         }
     }
-    impl Component for Bomb {}
+    impl Component for Bomb {
+        type Mutability = ecs_core::Mutable;
+    }
     let mut world = World::<SparseStorage>::new();
     world.group::<(A, Bomb)>().unwrap();
     let entities: Vec<Entity> = (0..6u32).map(|i| world.spawn((A(i), Bomb))).collect();

@@ -8,19 +8,27 @@ use ecs_core::{Component, With, Without, World};
 
 #[derive(Debug, PartialEq, Clone, Copy)]
 struct A(u32);
-impl Component for A {}
+impl Component for A {
+    type Mutability = ecs_core::Mutable;
+}
 
 #[derive(Debug, PartialEq, Clone)]
 struct B(String);
-impl Component for B {}
+impl Component for B {
+    type Mutability = ecs_core::Mutable;
+}
 
 #[derive(Debug, PartialEq, Clone, Copy)]
 struct C;
-impl Component for C {}
+impl Component for C {
+    type Mutability = ecs_core::Mutable;
+}
 
 #[derive(Debug, PartialEq, Clone, Copy)]
 struct D(u64);
-impl Component for D {}
+impl Component for D {
+    type Mutability = ecs_core::Mutable;
+}
 
 const N: u32 = if cfg!(miri) { 24 } else { 600 };
 

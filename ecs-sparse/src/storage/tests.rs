@@ -14,25 +14,35 @@ const N: u32 = if cfg!(miri) { 30 } else { 2000 };
 
 #[derive(Debug, PartialEq, Clone, Copy)]
 struct Pos(f32, f32);
-impl Component for Pos {}
+impl Component for Pos {
+    type Mutability = ecs_core::Mutable;
+}
 
 #[derive(Debug, PartialEq, Clone)]
 struct Name(String);
-impl Component for Name {}
+impl Component for Name {
+    type Mutability = ecs_core::Mutable;
+}
 
 #[derive(Debug, PartialEq)]
 struct Tag;
-impl Component for Tag {}
+impl Component for Tag {
+    type Mutability = ecs_core::Mutable;
+}
 
 #[derive(Debug, PartialEq)]
 #[repr(align(4096))]
 struct Aligned(u64);
-impl Component for Aligned {}
+impl Component for Aligned {
+    type Mutability = ecs_core::Mutable;
+}
 
 /// Counts how many of its values are alive (Arc strong count minus the test's own handle).
 #[derive(Clone)]
 struct Counted(#[allow(dead_code)] Arc<()>);
-impl Component for Counted {}
+impl Component for Counted {
+    type Mutability = ecs_core::Mutable;
+}
 
 fn alive(counter: &Arc<()>) -> usize {
     Arc::strong_count(counter) - 1
@@ -75,7 +85,9 @@ fn insert_replace_and_remove() {
     assert_eq!(world.get::<Pos>(e), Some(&Pos(0.0, 0.0)));
     // A component type never stored has no set: removing it is a clean error.
     struct Never;
-    impl Component for Never {}
+    impl Component for Never {
+        type Mutability = ecs_core::Mutable;
+    }
     world.register_component::<Never>();
     assert!(world.remove::<Never>(e).is_err());
 }
@@ -128,7 +140,9 @@ struct Bomb {
     armed: bool,
     drops: Arc<AtomicUsize>,
 }
-impl Component for Bomb {}
+impl Component for Bomb {
+    type Mutability = ecs_core::Mutable;
+}
 impl Drop for Bomb {
     fn drop(&mut self) {
         self.drops.fetch_add(1, Ordering::Relaxed);

@@ -14,7 +14,7 @@ use crate::components::{size, Ledger, Tag, Tracked, A, B, D};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Pos(i32);
 impl Component for Pos {
-    const TRACK_CHANGES: bool = true;
+    type Mutability = ecs_core::Tracked;
 }
 
 /// `n` entities with `A(i)`, spread over four layouts (with `B`, with `Tag`, with both, or
@@ -541,14 +541,17 @@ pub fn mutable_view_lends_one_item_at_a_time<S: Storage>() {
 
 /// Component types the test worlds never register (one per storage kind, one tracked).
 struct Never(#[allow(dead_code)] u64);
-impl Component for Never {}
+impl Component for Never {
+    type Mutability = ecs_core::Mutable;
+}
 struct NeverSparse(#[allow(dead_code)] u64);
 impl Component for NeverSparse {
+    type Mutability = ecs_core::Mutable;
     const STORAGE: StorageKind = StorageKind::Sparse;
 }
 struct NeverTracked;
 impl Component for NeverTracked {
-    const TRACK_CHANGES: bool = true;
+    type Mutability = ecs_core::Tracked;
 }
 
 /// The entities a query yields, sorted (backends order them differently).

@@ -74,16 +74,24 @@ pub fn panicking_batch_iterator_keeps_what_it_spawned<S: Storage>() {
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct W12([u32; 3]);
-impl Component for W12 {}
+impl Component for W12 {
+    type Mutability = ecs_core::Mutable;
+}
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct W24([u64; 3]);
-impl Component for W24 {}
+impl Component for W24 {
+    type Mutability = ecs_core::Mutable;
+}
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct W32([u64; 4]);
-impl Component for W32 {}
+impl Component for W32 {
+    type Mutability = ecs_core::Mutable;
+}
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct W40([u64; 5]);
-impl Component for W40 {}
+impl Component for W40 {
+    type Mutability = ecs_core::Mutable;
+}
 
 /// Values of 4, 12, 24, 32 and 40 bytes, moved between tables, swap-removed and despawned.
 pub fn every_copy_width_survives_moves<S: Storage>() {

@@ -8,6 +8,7 @@ use std::any::{type_name, Any};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use ecs_core::commands::{CommandQueue, Commands};
+use ecs_core::component::tracks_changes;
 use ecs_core::{Added, Bundle, Changed, Component, EcsError, Entity, Storage, StorageKind, World};
 use ecs_hybrid::HybridStorage;
 
@@ -96,7 +97,7 @@ pub fn derived_components_keep_their_attributes<S: Storage>() {
     assert_eq!(Poison::STORAGE, StorageKind::Sparse);
     assert_eq!(Hp::STORAGE, StorageKind::Table);
     assert_eq!(<Label<u8>>::STORAGE, StorageKind::Table);
-    const { assert!(!Poison::TRACK_CHANGES && Hp::TRACK_CHANGES) };
+    const { assert!(!tracks_changes::<Poison>() && tracks_changes::<Hp>()) };
 
     let mut world = World::<S>::new();
     let e = world.spawn((A(1), Poison(2), Hp(3), Label("x")));

@@ -8,19 +8,27 @@ use ecs_core::Component;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct A(pub u32);
-impl Component for A {}
+impl Component for A {
+    type Mutability = ecs_core::Mutable;
+}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct B(pub String);
-impl Component for B {}
+impl Component for B {
+    type Mutability = ecs_core::Mutable;
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tag;
-impl Component for Tag {}
+impl Component for Tag {
+    type Mutability = ecs_core::Mutable;
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct D(pub [u8; 3]);
-impl Component for D {}
+impl Component for D {
+    type Mutability = ecs_core::Mutable;
+}
 
 /// Records its id in the ledger when dropped; a second drop of one id is a test failure.
 #[derive(Debug)]
@@ -28,12 +36,16 @@ pub struct Tracked {
     pub id: u64,
     ledger: Arc<Ledger>,
 }
-impl Component for Tracked {}
+impl Component for Tracked {
+    type Mutability = ecs_core::Mutable;
+}
 
 /// A second drop-tracked type, so entities can hold two tracked values.
 #[derive(Debug)]
 pub struct Tracked2(#[allow(dead_code)] pub Tracked);
-impl Component for Tracked2 {}
+impl Component for Tracked2 {
+    type Mutability = ecs_core::Mutable;
+}
 
 impl Drop for Tracked {
     fn drop(&mut self) {
@@ -84,7 +96,9 @@ impl Ledger {
 pub struct Bomb {
     pub armed: bool,
 }
-impl Component for Bomb {}
+impl Component for Bomb {
+    type Mutability = ecs_core::Mutable;
+}
 
 impl Drop for Bomb {
     fn drop(&mut self) {

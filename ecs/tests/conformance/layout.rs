@@ -8,20 +8,28 @@ use crate::components::{size, A};
 
 #[derive(Debug, PartialEq, Eq, Clone, Copy)]
 struct Zst;
-impl Component for Zst {}
+impl Component for Zst {
+    type Mutability = ecs_core::Mutable;
+}
 #[derive(Debug, PartialEq, Eq, Clone, Copy)]
 struct Zst2;
-impl Component for Zst2 {}
+impl Component for Zst2 {
+    type Mutability = ecs_core::Mutable;
+}
 
 #[repr(align(64))]
 #[derive(Debug, PartialEq, Clone, Copy)]
 struct Line(u64);
-impl Component for Line {}
+impl Component for Line {
+    type Mutability = ecs_core::Mutable;
+}
 
 #[repr(align(4096))]
 #[derive(Debug, PartialEq, Clone, Copy)]
 struct Page(u32);
-impl Component for Page {}
+impl Component for Page {
+    type Mutability = ecs_core::Mutable;
+}
 
 pub fn zero_sized_only_entities<S: Storage>() {
     let n = size(100_000, 300);

@@ -30,6 +30,7 @@ macro_rules! mixable {
             #[derive(Clone, Debug, PartialEq, Eq)]
             pub struct $name<const SPARSE: bool> $((pub $field))?;
             impl<const SPARSE: bool> Component for $name<SPARSE> {
+                type Mutability = ecs_core::Mutable;
                 const STORAGE: StorageKind = kind(SPARSE);
             }
         )*

@@ -110,7 +110,7 @@ pub fn query_state_sees_new_layout<S: Storage>() {
 
 macro_rules! numbered {
     ($($name:ident),*) => {
-        $(#[derive(Debug, PartialEq, Clone, Copy)] struct $name(u8); impl Component for $name {})*
+        $(#[derive(Debug, PartialEq, Clone, Copy)] struct $name(u8); impl Component for $name { type Mutability = ecs_core::Mutable; })*
     };
 }
 numbered!(C0, C1, C2, C3, C4, C5, C6, C7, C8, C9);
@@ -321,6 +321,7 @@ pub fn joins_read_the_right_values_in_and_out_of_step<S: Storage>() {
     #[derive(Debug, Clone, Copy, PartialEq)]
     struct Cold(u32);
     impl Component for Cold {
+        type Mutability = ecs_core::Mutable;
         const STORAGE: StorageKind = StorageKind::Sparse;
     }
     let n = size(1_200, 300);
@@ -559,7 +560,7 @@ fn mutable_view_over_entities_without_components<S: Storage>(world: &mut World<S
 #[derive(Debug, PartialEq)]
 struct Hp(u32);
 impl Component for Hp {
-    const TRACK_CHANGES: bool = true;
+    type Mutability = ecs_core::Tracked;
 }
 
 /// Every row of a dense chunk is folded once whatever the chunk's length: short chunks run
@@ -605,6 +606,7 @@ pub fn align_with_tables_changes_no_answer<S: Storage>() {
     #[derive(Debug, Clone, Copy, PartialEq)]
     struct Hot(u32);
     impl Component for Hot {
+        type Mutability = ecs_core::Mutable;
         const STORAGE: StorageKind = StorageKind::Sparse;
     }
     let mut world = World::<S>::new();

@@ -22,6 +22,7 @@ use crate::components::{size, A};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct P<const SPARSE: bool>(pub u64);
 impl<const SPARSE: bool> Component for P<SPARSE> {
+    type Mutability = ecs_core::Mutable;
     const STORAGE: StorageKind = if SPARSE {
         StorageKind::Sparse
     } else {
@@ -33,6 +34,7 @@ impl<const SPARSE: bool> Component for P<SPARSE> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Q<const SPARSE: bool>(pub u64);
 impl<const SPARSE: bool> Component for Q<SPARSE> {
+    type Mutability = ecs_core::Mutable;
     const STORAGE: StorageKind = if SPARSE {
         StorageKind::Sparse
     } else {

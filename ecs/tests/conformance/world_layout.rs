@@ -9,19 +9,21 @@ use crate::components::{size, A, B};
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Sp(u64);
 impl Component for Sp {
+    type Mutability = ecs_core::Mutable;
     const STORAGE: StorageKind = StorageKind::Sparse;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Sp2(u16);
 impl Component for Sp2 {
+    type Mutability = ecs_core::Mutable;
     const STORAGE: StorageKind = StorageKind::Sparse;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Hp(u32);
 impl Component for Hp {
-    const TRACK_CHANGES: bool = true;
+    type Mutability = ecs_core::Tracked;
 }
 
 /// Rows of the units holding `T`, summed.

@@ -917,7 +917,9 @@ mod tests {
 
     /// A component that counts its live values.
     struct Counted;
-    impl Component for Counted {}
+    impl Component for Counted {
+        type Mutability = crate::component::Mutable;
+    }
     impl Drop for Counted {
         fn drop(&mut self) {
             LIVE.fetch_sub(1, SeqCst);
