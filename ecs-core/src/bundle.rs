@@ -164,6 +164,9 @@ pub trait ComponentSource {
 /// Backends write the value of field `i` into the storage of component `i` without checking
 /// its type, so an implementation promises:
 /// * [`Bundle::COUNT`] is the number of ids [`Bundle::component_ids`] appends;
+/// * [`Bundle::component_ids`] changes the registry it is handed only by registering
+///   components (through [`Components::register`] and the other `register` methods): every
+///   id already handed out keeps its meaning, which the storage relies on for its columns;
 /// * [`Bundle::visit`] calls the visitor exactly once for each index in `0..COUNT`, in
 ///   increasing order, handing over at index `i` a value of the type whose id
 ///   `component_ids` appended at position `i`.
@@ -183,8 +186,9 @@ pub unsafe trait Bundle: Sized + Send + Sync + 'static {
     /// Number of components, nested bundles flattened.
     const COUNT: usize;
 
-    /// Whether any field's type tracks changes ([`tracks_changes`](crate::component::tracks_changes)): spawning a
-    /// bundle without one skips change bookkeeping at compile time.
+    /// Whether any field's type tracks changes
+    /// ([`tracks_changes`](crate::component::tracks_changes)): spawning a bundle without one
+    /// skips change bookkeeping at compile time.
     const TRACKS_CHANGES: bool = true;
 
     /// What [`World::insert`](crate::World::insert) hands back: for a component `T`,

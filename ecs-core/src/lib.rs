@@ -24,6 +24,9 @@
 //!   column, with handles inside values remapped; bad input is an error that leaves the
 //!   world untouched.
 //!
+//! [`safety`] lists every place where the world's `unsafe` code depends on code you
+//! provide, and why each is sound.
+//!
 //! ```
 //! use ecs_core::prelude::*;
 //! # use ecs_core::testing::VecStorage;
@@ -57,6 +60,7 @@ pub mod parallel;
 pub mod properties;
 pub mod query;
 pub mod resource;
+pub mod safety;
 pub mod schedule;
 pub mod snapshot;
 pub mod storage;

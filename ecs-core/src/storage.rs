@@ -311,7 +311,8 @@ pub trait FoldChunk<C, B> {
 /// What the world promises in return is written on each `unsafe fn` (`spawn`,
 /// `spawn_batch`, `reserve`, `group`, `insert`, `insert_new`, `remove_into`): a safe caller
 /// cannot pass a bundle description, component id or registry that does not fit, so those
-/// methods are `unsafe` to call.
+/// methods are `unsafe` to call. What the world itself trusts of users' code (codecs,
+/// descriptors, bundles, drops) is listed in [`crate::safety`].
 pub unsafe trait Storage: Default + Send + Sync + 'static {
     /// The backend's name in reports and messages (`"archetype"`, `"sparse"`, ...).
     const NAME: &'static str;

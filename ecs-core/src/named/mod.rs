@@ -11,9 +11,13 @@
 //!   backend stores, iterates and tracks a named instance exactly as it would its type:
 //!   densely in tables, in the hybrid backend's choice of storage, with `Changed` logs of
 //!   its own.
-//! * **Names** are unique per entity across all types (the seed's rule): an entity cannot
-//!   hold a `Fog` of two types. An unnamed component is found by its type's short name
-//!   (`Transform` for `game::Transform`) unless a named instance has taken that name.
+//! * **Names** of instances are unique per entity across all types (the seed's rule): an
+//!   entity cannot hold a `Fog` of two types. An unnamed component is also found by its
+//!   type's short name (`Transform` for `game::Transform`), unless a named instance has that
+//!   name: the instance shadows it. That is the one rule, whatever order the two arrived in
+//!   (`insert_named(e, "Transform", ..)` beside an unnamed `Transform` is allowed, as is
+//!   inserting the unnamed one later), so every state the world can reach is one a snapshot
+//!   saves and loads back.
 //! * **The index** ([`EntityIndex`]) answers "which component holds this entity's instance
 //!   named N" with the seed's prototype chain: two bytes per entity slot (four past 65,536 prototypes) and a small shared
 //!   registry of prototypes.
@@ -40,6 +44,10 @@
 //! assert_eq!(world.find(e, "Transform"), world.component_id::<Transform>());
 //! // A name is unique per entity: a second "Fog" of another type is refused.
 //! assert!(world.insert_named(e, "Fog", Transform).is_err());
+//! // A named instance shadows an unnamed component's type name.
+//! world.insert_named(e, "Transform", RenderData { intensity: 1.0 }).unwrap();
+//! assert_eq!(world.find(e, "Transform"), Some(world.instance_id::<RenderData>("Transform")));
+//! assert!(world.get::<Transform>(e).is_some(), "the unnamed Transform is still there");
 //! ```
 
 mod index;

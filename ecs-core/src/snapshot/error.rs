@@ -120,6 +120,16 @@ pub enum SnapshotErrorKind {
     /// A run-time component is registered in the target world with another layout than
     /// the registry's descriptor.
     LayoutMismatch(String),
+    /// A run-time component is registered in the target world with the registry's name and
+    /// layout but another drop nature: one has a drop function and the other has none, so
+    /// the registry's values (plain bytes, or its codec's) are not values of the world's
+    /// component.
+    DropMismatch {
+        /// The run-time component's name.
+        component: String,
+        /// Whether the registry's descriptor has a drop function (the world's then has none).
+        registry_drops: bool,
+    },
 }
 
 impl fmt::Display for SnapshotErrorKind {
@@ -173,6 +183,21 @@ impl fmt::Display for SnapshotErrorKind {
                 f,
                 "run-time component {name:?} has another layout in the target world"
             ),
+            SnapshotErrorKind::DropMismatch {
+                component,
+                registry_drops,
+            } => {
+                let (registry, world) = if *registry_drops {
+                    ("has a drop function", "is plain data")
+                } else {
+                    ("is plain data", "has a drop function")
+                };
+                write!(
+                    f,
+                    "run-time component {component:?} {registry} in the registry but {world} in \
+                     the target world: its values are not the world's"
+                )
+            }
         }
     }
 }

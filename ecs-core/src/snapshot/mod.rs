@@ -78,6 +78,7 @@ mod entity_serde;
 mod error;
 mod load;
 mod map;
+mod nonfinite;
 mod packed;
 mod registry;
 mod save;

@@ -20,8 +20,9 @@ use std::ptr::NonNull;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use super::error::SnapshotErrorKind;
 use super::map::{EntityMapper, MapEntities};
-use crate::component::{short_type_name, Component, ComponentDescriptor, ComponentId, Components};
+use crate::component::{Component, ComponentDescriptor, ComponentId, Components};
 use crate::resource::{Resource, Resources};
 
 /// The components and resources a snapshot holds, each under a stable name (the name in
@@ -127,7 +128,6 @@ impl<L: Entries> SnapshotRegistry<L> {
             kind: ComponentKind::Typed(TypedInfo {
                 slot: L::LEN,
                 type_id: TypeId::of::<T>(),
-                short_name: short_type_name(type_name::<T>()),
                 register: Components::register::<T>,
                 map,
             }),
@@ -176,7 +176,7 @@ impl<L: Entries> SnapshotRegistry<L> {
     ///
     /// # Panics
     /// If `name` is already registered as a component, another run-time entry has the same
-    /// descriptor name and layout, or `codec` is [`DynamicCodec::PlainBytes`] for a
+    /// descriptor name and layout, or `codec` is [`DynamicCodec::plain_bytes`] for a
     /// descriptor with a drop function.
     ///
     /// ```
@@ -232,7 +232,7 @@ impl<L: Entries> SnapshotRegistry<L> {
             }
         }
         assert!(
-            !(matches!(codec, DynamicCodec::PlainBytes) && descriptor.drop.is_some()),
+            !(codec.is_plain_bytes() && descriptor.drop.is_some()),
             "DynamicCodec::plain_bytes for {name:?}, whose descriptor has a drop function: \
              its bytes are not plain data"
         );
@@ -275,39 +275,122 @@ impl<L: Entries> SnapshotRegistry<L> {
 /// How a run-time component's values are written and read: as byte strings (the format
 /// writes byte strings as it writes any bytes: an array of numbers in JSON, a length and
 /// the bytes in binary formats).
+///
+/// Two kinds, made by their constructors: [`DynamicCodec::plain_bytes`] for plain data (safe:
+/// the world itself copies the bytes), and [`DynamicCodec::functions`] for the caller's own
+/// encoding (`unsafe` to make: the loader trusts the functions to build valid values).
 #[derive(Clone, Copy, Debug)]
-pub enum DynamicCodec {
+pub struct DynamicCodec(pub(super) Codec);
+
+/// The kinds of [`DynamicCodec`], readable inside the snapshot module only (so the
+/// functions' promises are always made through [`DynamicCodec::functions`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Codec {
+    /// The value's own bytes.
+    PlainBytes,
+    /// The caller's functions, with the promises of [`DynamicCodec::functions`].
+    Functions {
+        save: SaveFn,
+        load: LoadFn,
+        map_entities: Option<MapValueFn>,
+    },
+}
+
+/// Appends the bytes of the value at `value` to `out` (see [`DynamicCodec::functions`]).
+pub type SaveFn = unsafe fn(value: NonNull<u8>, out: &mut Vec<u8>);
+
+/// Builds a value from `bytes` at `out`, or says why it cannot (see
+/// [`DynamicCodec::functions`]).
+pub type LoadFn = unsafe fn(bytes: &[u8], out: NonNull<u8>) -> Result<(), String>;
+
+/// Rewrites the handles inside the value at `value` (see [`DynamicCodec::functions`]).
+pub type MapValueFn = unsafe fn(value: NonNull<u8>, mapper: &mut dyn EntityMapper);
+
+impl DynamicCodec {
     /// For plain-data components (no drop function, any bytes a valid value, no handles
     /// inside): the value's own bytes, as [`World::get_bytes`](crate::World::get_bytes)
     /// gives them. A load refuses a byte string of another length than the component's
     /// size. The bytes are the machine's: load them on a machine of the same byte order.
-    PlainBytes,
-    /// The caller's functions.
-    Functions {
-        /// Appends the bytes of the value at `value` to `out`.
-        ///
-        /// Called (`unsafe`) with a pointer to an initialised value of the component.
-        save: unsafe fn(value: NonNull<u8>, out: &mut Vec<u8>),
-        /// Builds a value from `bytes` at `out`, or says why it cannot (the load then
-        /// fails with [`SnapshotErrorKind::Codec`](super::SnapshotErrorKind::Codec) and the
-        /// world is unchanged).
-        ///
-        /// Called (`unsafe`) with `out` valid for writing one value of the component's
-        /// layout. On `Ok` the function must have written a valid value there; on `Err`,
-        /// nothing that needs dropping.
-        load: unsafe fn(bytes: &[u8], out: NonNull<u8>) -> Result<(), String>,
-        /// Rewrites the handles inside the value as [`MapEntities`] does, if the component
-        /// holds any (then a load also refuses handles the snapshot does not list).
-        ///
-        /// Called (`unsafe`) with a pointer to an initialised value, for writing.
-        map_entities: Option<unsafe fn(value: NonNull<u8>, mapper: &mut dyn EntityMapper)>,
-    },
-}
-
-impl DynamicCodec {
-    /// [`DynamicCodec::PlainBytes`].
     pub fn plain_bytes() -> DynamicCodec {
-        DynamicCodec::PlainBytes
+        DynamicCodec(Codec::PlainBytes)
+    }
+
+    /// The caller's encoding: `save` writes a value's bytes, `load` builds a value from
+    /// them, and `map_entities` (for a component holding entity handles) rewrites the
+    /// handles inside a value when a load gives the entities new ones (then a load also
+    /// refuses handles the snapshot does not list).
+    ///
+    /// The codec is used for every world component the registry entry matches: a run-time
+    /// component with the entry's descriptor name, layout and drop nature (a drop function
+    /// or none); a load refuses a world component whose drop nature differs
+    /// ([`SnapshotErrorKind::DropMismatch`](super::SnapshotErrorKind::DropMismatch)).
+    ///
+    /// # Safety
+    /// The world trusts what the functions do, so each must keep these promises for every
+    /// value of every component the entry matches:
+    /// * `save` is called with a pointer to an initialised value, for reading only; it must
+    ///   not write through it.
+    /// * `load` is called with `out` valid for writing one value of the component's layout
+    ///   (uninitialised). When it returns `Ok`, it must have written a valid value there:
+    ///   one the component's drop function (if any) may drop, that `save` and
+    ///   `map_entities` may be called with, and, for a component without a drop function,
+    ///   whose every byte is initialised ([`World::get_bytes`](crate::World::get_bytes)
+    ///   hands them out). The value may be moved to, shared with, used and dropped on any
+    ///   thread, as a `Send + Sync` type's. On `Err` it must leave nothing that needs
+    ///   dropping. A `load` that returns `Ok` without writing commits uninitialised memory.
+    /// * `map_entities` is called with a pointer to an initialised value, for writing; it
+    ///   may only replace handles inside it, leaving a valid value.
+    ///
+    /// ```
+    /// # use ecs_core::{World, ComponentDescriptor, StorageKind, testing::VecStorage};
+    /// # use ecs_core::snapshot::{DynamicCodec, SnapshotRegistry};
+    /// # use std::alloc::Layout;
+    /// # use std::ptr::NonNull;
+    /// // A `u32` stored big-endian in snapshots, whatever the machine.
+    /// unsafe fn save(value: NonNull<u8>, out: &mut Vec<u8>) {
+    ///     // SAFETY: `value` is an initialised `u32` (the codec's contract).
+    ///     out.extend_from_slice(&unsafe { value.cast::<u32>().read() }.to_be_bytes());
+    /// }
+    /// unsafe fn load(bytes: &[u8], out: NonNull<u8>) -> Result<(), String> {
+    ///     let bytes: [u8; 4] = bytes.try_into().map_err(|_| "a u32 is 4 bytes".to_string())?;
+    ///     // SAFETY: `out` is writable room for one `u32` (the codec's contract).
+    ///     unsafe { out.cast::<u32>().write(u32::from_be_bytes(bytes)) };
+    ///     Ok(())
+    /// }
+    /// let counter = ComponentDescriptor {
+    ///     name: "Counter".into(), layout: Layout::new::<u32>(), drop: None,
+    ///     storage: StorageKind::Table,
+    /// };
+    /// // SAFETY: `save` only reads; `load` writes a whole `u32` (any bits are a valid `u32`)
+    /// // before answering `Ok`; "Counter" values are `u32`s wherever this entry is used.
+    /// let codec = unsafe { DynamicCodec::functions(save, load, None) };
+    /// let registry = SnapshotRegistry::new().dynamic("Counter", counter.clone(), codec);
+    /// let mut world = World::<VecStorage>::new();
+    /// let id = world.register_dynamic(counter);
+    /// let e = world.spawn(());
+    /// world.insert_bytes(e, id, &7u32.to_ne_bytes()).unwrap();
+    /// let json = serde_json::to_string(&registry.save(&world)).unwrap();
+    /// assert!(json.contains("[0,0,0,7]"), "{json}");
+    /// let mut copy = World::<VecStorage>::new();
+    /// let map = registry.load(&mut copy, &mut serde_json::Deserializer::from_str(&json)).unwrap();
+    /// let id = copy.components().iter().find(|c| c.name() == "Counter").unwrap().id();
+    /// assert_eq!(copy.get_bytes(map.get(e).unwrap(), id), Some(&7u32.to_ne_bytes()[..]));
+    /// ```
+    pub unsafe fn functions(
+        save: SaveFn,
+        load: LoadFn,
+        map_entities: Option<MapValueFn>,
+    ) -> DynamicCodec {
+        DynamicCodec(Codec::Functions {
+            save,
+            load,
+            map_entities,
+        })
+    }
+
+    /// Whether this is [`DynamicCodec::plain_bytes`].
+    pub fn is_plain_bytes(&self) -> bool {
+        matches!(self.0, Codec::PlainBytes)
     }
 }
 
@@ -351,8 +434,6 @@ pub(super) struct TypedInfo {
     /// Its place in the type list ([`Entries::dispatch`]).
     pub(super) slot: usize,
     pub(super) type_id: TypeId,
-    /// The type's short name, which a named instance may not take on the same entity.
-    pub(super) short_name: &'static str,
     pub(super) register: fn(&mut Components) -> ComponentId,
     pub(super) map: Option<MapColumnFn>,
 }
@@ -365,12 +446,28 @@ pub(super) struct DynamicInfo {
 }
 
 impl DynamicInfo {
-    /// Whether `info` (from a world's registry) is this run-time component.
+    /// Whether `info` (from a world's registry) is this run-time component: a run-time
+    /// component of the descriptor's name, layout and drop nature (the codec's promises and
+    /// plain bytes' validity hold only for values of such a component).
     pub(super) fn matches(&self, info: &crate::component::ComponentInfo) -> bool {
+        self.same_place(info) && info.drop_fn().is_some() == self.descriptor.drop.is_some()
+    }
+
+    /// Whether `info` is a run-time component of the descriptor's name and layout, whatever
+    /// its drop nature (one that differs only there is refused, not taken for another).
+    pub(super) fn same_place(&self, info: &crate::component::ComponentInfo) -> bool {
         info.type_id().is_none()
             && info.instance().is_none()
             && info.name() == self.descriptor.name
             && info.layout() == self.layout
+    }
+
+    /// What a mismatch of drop nature with `info` (of [`DynamicInfo::same_place`]) is.
+    pub(super) fn drop_mismatch(&self) -> SnapshotErrorKind {
+        SnapshotErrorKind::DropMismatch {
+            component: self.descriptor.name.to_string(),
+            registry_drops: self.descriptor.drop.is_some(),
+        }
     }
 }
 

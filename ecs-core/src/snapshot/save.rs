@@ -10,9 +10,8 @@ use std::ptr::NonNull;
 use serde::ser::{Error as _, SerializeSeq, SerializeStruct};
 use serde::{Serialize, Serializer};
 
-use super::registry::{
-    ComponentKind, DynamicCodec, DynamicInfo, Entries, SnapshotRegistry, TypedVisitor,
-};
+use super::nonfinite::NonFiniteValue;
+use super::registry::{Codec, ComponentKind, DynamicInfo, Entries, SnapshotRegistry, TypedVisitor};
 use super::FORMAT;
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
@@ -58,7 +57,7 @@ impl<L: Entries> SnapshotRegistry<L> {
 
 impl<L: Entries, S: Storage> Serialize for SaveWorld<'_, L, S> {
     fn serialize<Ser: Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
-        let plan = plan(self.registry, self.world);
+        let plan = plan(self.registry, self.world).map_err(Ser::Error::custom)?;
         let mut out = serializer.serialize_struct("Snapshot", 5)?;
         out.serialize_field("format", &FORMAT)?;
         out.serialize_field("entities", &EntityList(self.world.entities().alive()))?;
@@ -121,22 +120,34 @@ struct Piece {
     row: u32,
 }
 
-/// Every column the save writes, in order, with its rows.
+/// Every column the save writes, in order, with its rows; or why the world cannot be saved
+/// with this registry (a run-time component whose drop nature differs from the entry's:
+/// saving it would read a value with the wrong codec, or a value with padding as plain
+/// bytes; skipping it would lose it).
 fn plan<'w, L, S: Storage>(
     registry: &SnapshotRegistry<L>,
     world: &'w World<S>,
-) -> Vec<Planned<'w>> {
+) -> Result<Vec<Planned<'w>>, String> {
     let components = world.components();
-    let bases: Vec<Option<ComponentId>> = registry
-        .components
-        .iter()
-        .map(|entry| match &entry.kind {
+    let mut bases: Vec<Option<ComponentId>> = Vec::with_capacity(registry.components.len());
+    for entry in &registry.components {
+        bases.push(match &entry.kind {
             ComponentKind::Typed(info) => components.id_of(info.type_id),
             ComponentKind::Dynamic(info) => {
-                components.iter().find(|c| info.matches(c)).map(|c| c.id())
+                if let Some(c) = components.iter().find(|c| info.matches(c)) {
+                    Some(c.id())
+                } else if components.iter().any(|c| info.same_place(c)) {
+                    return Err(format!(
+                        "component {:?}: {}",
+                        entry.name,
+                        info.drop_mismatch()
+                    ));
+                } else {
+                    None
+                }
             }
-        })
-        .collect();
+        });
+    }
     let mut columns: Vec<Planned<'w>> = Vec::new();
     let mut runs = RunCache::default();
     for (entry, base) in bases.iter().enumerate() {
@@ -154,7 +165,7 @@ fn plan<'w, L, S: Storage>(
         columns.extend(instances);
     }
     columns.retain(|c| c.count > 0);
-    columns
+    Ok(columns)
 }
 
 /// Where component `id`'s values are, in row order (rows are positions in the entity list):
@@ -409,6 +420,26 @@ struct TypedValues<'a, 'w, T, S: Storage> {
 
 impl<T: Component + Serialize, S: Storage> Serialize for TypedValues<'_, '_, T, S> {
     fn serialize<Ser: Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
+        if serializer.is_human_readable() {
+            // Non-finite floats as strings (`nonfinite`): JSON has no literal for them and
+            // would write `null`, which no float reads back.
+            self.serialize_with(serializer, |seq, value| {
+                seq.serialize_element(&NonFiniteValue(value))
+            })
+        } else {
+            self.serialize_with(serializer, |seq, value| seq.serialize_element(value))
+        }
+    }
+}
+
+impl<T: Component + Serialize, S: Storage> TypedValues<'_, '_, T, S> {
+    /// Writes the column's values in row order, each with `element`.
+    #[inline]
+    fn serialize_with<Ser: Serializer>(
+        &self,
+        serializer: Ser,
+        mut element: impl FnMut(&mut Ser::SerializeSeq, &T) -> Result<(), Ser::Error>,
+    ) -> Result<Ser::Ok, Ser::Error> {
         let column = self.column;
         let mut seq = serializer.serialize_seq(Some(column.count))?;
         with_chunks(self.world, column.id, |chunks| {
@@ -426,7 +457,7 @@ impl<T: Component + Serialize, S: Storage> Serialize for TypedValues<'_, '_, T, 
                         };
                         values[range]
                             .iter()
-                            .try_for_each(|value| seq.serialize_element(value))?;
+                            .try_for_each(|value| element(&mut seq, value))?;
                     }
                     ColumnAccess::Sparse(lookup) => {
                         for &entity in &rows[range] {
@@ -435,7 +466,7 @@ impl<T: Component + Serialize, S: Storage> Serialize for TypedValues<'_, '_, T, 
                                 .expect("planned rows hold the component");
                             // SAFETY: the look-up points to the entity's initialised `T`,
                             // valid while `&World` is borrowed.
-                            seq.serialize_element(unsafe { ptr.cast::<T>().as_ref() })?;
+                            element(&mut seq, unsafe { ptr.cast::<T>().as_ref() })?;
                         }
                     }
                     ColumnAccess::Absent => unreachable!("planned rows hold the component"),
@@ -460,16 +491,18 @@ impl<S: Storage> Serialize for DynamicValues<'_, '_, S> {
         let mut buffer = Vec::new();
         let mut seq = serializer.serialize_seq(Some(self.column.count))?;
         let mut write = |ptr: NonNull<u8>| {
-            let bytes: &[u8] = match self.info.codec {
-                // SAFETY: `ptr` points to an initialised value of the plain-data component
-                // (the registry refuses plain bytes for a component with a drop function),
-                // whose `size` bytes are initialised (`World::insert_bytes`' rule).
-                DynamicCodec::PlainBytes => unsafe {
-                    std::slice::from_raw_parts(ptr.as_ptr(), size)
-                },
-                DynamicCodec::Functions { save, .. } => {
+            let bytes: &[u8] = match self.info.codec.0 {
+                // SAFETY: `ptr` points to an initialised value of the world's component,
+                // which has no drop function (the entry has none: the registry refuses plain
+                // bytes with one, and `plan` matched the world's component by drop nature),
+                // so its `size` bytes are initialised (`World::insert_by_id`'s rule for
+                // plain-data run-time components).
+                Codec::PlainBytes => unsafe { std::slice::from_raw_parts(ptr.as_ptr(), size) },
+                Codec::Functions { save, .. } => {
                     buffer.clear();
-                    // SAFETY: `ptr` points to an initialised value of the component.
+                    // SAFETY: `ptr` points to an initialised value of a component the entry
+                    // matches (name, layout, drop nature), which the codec's maker promised
+                    // `save` reads (`DynamicCodec::functions`).
                     unsafe { save(ptr, &mut buffer) };
                     &buffer
                 }
@@ -599,7 +632,7 @@ impl<O: SerializeStruct, S: Storage> TypedVisitor for ResourceField<'_, O, S> {
 
     fn resource<R: Resource + Serialize + serde::de::DeserializeOwned>(self) -> Self::Output {
         match self.world.resource::<R>() {
-            Some(value) => self.out.serialize_field("value", value),
+            Some(value) => self.out.serialize_field("value", &NonFiniteValue(value)),
             None => Err(O::Error::custom("the resource was removed while saving")),
         }
     }

@@ -37,7 +37,7 @@ fn registry() -> SnapshotRegistry<impl Entries> {
         .component::<Name>("Name")
         .component_with_entities::<Follows>("Follows")
         .component::<Tag>("Tag")
-        .dynamic("Plain", plain(), DynamicCodec::PlainBytes)
+        .dynamic("Plain", plain(), DynamicCodec::plain_bytes())
         .resource::<Clock>("Clock")
 }
 

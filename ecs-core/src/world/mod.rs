@@ -285,7 +285,10 @@ impl<S: Storage> World<S> {
         // end up as the live range's tail, in order (the `Entities` invariant).
         let start = self.entities.len();
         let entities = &mut self.entities;
-        let batch = iter.map(|bundle| (entities.alloc_reserved(), bundle));
+        let batch = HintedBatch {
+            inner: iter.map(|bundle| (entities.alloc_reserved(), bundle)),
+            remaining: additional,
+        };
         // SAFETY: every entity is freshly allocated (live, distinct, not held: the type's
         // invariant); `info` is `B`'s resolution against `self.components`, the registry.
         unsafe { self.storage.spawn_batch(batch, info, &self.components) };
@@ -776,6 +779,32 @@ impl<S: Storage> World<S> {
 
 /// `{:?}` is one line (backend, entity and component counts, bytes); `{:#?}` adds the whole
 /// [`World::layout`].
+/// The entities and bundles a batch spawn hands the storage, with a size hint that never
+/// calls the user's iterator: the storage asks for the hint while it spawns (to reserve
+/// room), and a hint that panicked there would leave an entity allocated but not stored.
+/// The user's lower bound is read once, before anything is allocated; this counts it down.
+struct HintedBatch<I> {
+    inner: I,
+    /// The user's lower bound minus what was yielded since.
+    remaining: usize,
+}
+
+impl<I: Iterator> Iterator for HintedBatch<I> {
+    type Item = I::Item;
+
+    #[inline]
+    fn next(&mut self) -> Option<I::Item> {
+        let item = self.inner.next()?;
+        self.remaining = self.remaining.saturating_sub(1);
+        Some(item)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, None)
+    }
+}
+
 impl<S: Storage> fmt::Debug for World<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let alternate = f.alternate();

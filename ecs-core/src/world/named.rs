@@ -82,9 +82,10 @@ impl<S: Storage> World<S> {
     ///
     /// # Errors
     /// [`EcsError::NoSuchEntity`] for a stale handle; [`EcsError::NameTaken`] when the
-    /// entity holds another component under `name` (names are unique per entity across all
-    /// types, counting an unnamed component's type name). The world is unchanged and the
-    /// value dropped.
+    /// entity holds a named instance of another type under `name` (instance names are unique
+    /// per entity across all types). The world is unchanged and the value dropped. An
+    /// unnamed component whose type's short name is `name` does not block it: the instance
+    /// then answers to the name (see [`crate::named`]), in whichever order the two came.
     ///
     /// ```
     /// # use ecs_core::{World, Component, EcsError, testing::VecStorage};
@@ -363,15 +364,16 @@ impl<S: Storage> World<S> {
             .find(|&id| self.storage.contains(entity, id))
     }
 
-    /// Checks that live `entity` can take the named instance `id` (it lacks it): its name
-    /// must be free. Returns the name.
+    /// Checks that live `entity` can take the named instance `id` (it lacks it): no other
+    /// named instance of the entity may hold its name (an unnamed component's type name does
+    /// not count: the instance shadows it, see [`crate::named`]). Returns the name.
     pub(super) fn claim_name(&self, entity: Entity, id: ComponentId) -> Result<NameId, EcsError> {
         let instance = self
             .components
             .info(id)
             .instance()
             .expect("claim_name is called for named instances");
-        match self.find_name(entity, instance.name()) {
+        match self.index.find(entity.index(), instance.name()) {
             None => Ok(instance.name()),
             Some(holder) => Err(EcsError::NameTaken {
                 entity,

@@ -123,11 +123,10 @@ pub fn link_codec() -> DynamicCodec {
             unsafe { ptr.write_unaligned(mapper.map(entity).to_bits()) };
         }
     }
-    DynamicCodec::Functions {
-        save,
-        load,
-        map_entities: Some(map),
-    }
+    // SAFETY: `save` only reads the `u64`; `load` writes all 8 bytes of one before `Ok`
+    // (any bits are a valid `u64`, and `Link` has no drop function); `map` replaces the bits
+    // with another handle's; every "Link" component these tests make holds `u64`s.
+    unsafe { DynamicCodec::functions(save, load, Some(map)) }
 }
 
 /// The registry every snapshot test uses.
@@ -138,7 +137,7 @@ pub fn registry() -> SnapshotRegistry<impl Entries> {
         .component::<Label>("Label")
         .component_with_entities::<Target>("Target")
         .component::<Fx>("Fx")
-        .dynamic("Raw", raw_descriptor(), DynamicCodec::PlainBytes)
+        .dynamic("Raw", raw_descriptor(), DynamicCodec::plain_bytes())
         .dynamic("Link", link_descriptor(), link_codec())
         .resource::<Score>("Score")
 }
@@ -214,7 +213,32 @@ pub enum Step {
     },
     /// Sets the `Score` resource.
     Score(u64),
+    /// Inserts (or replaces) an entity's unnamed `Pos` with values from [`SPECIAL_FLOATS`]
+    /// (non-finite ones included): a plain insert after any named instance, so an instance
+    /// called `Pos` and the unnamed `Pos` meet in either order.
+    SetPos {
+        /// The entity.
+        entity: u8,
+        /// Index into [`SPECIAL_FLOATS`] for `x`.
+        x: u8,
+        /// Index into [`SPECIAL_FLOATS`] for `y`.
+        y: u8,
+    },
 }
+
+/// The floats [`Step::SetPos`] writes: the values a text format has no literal for (NaN,
+/// the infinities), a negative zero, the extremes, and plain ones.
+pub const SPECIAL_FLOATS: [f32; 9] = [
+    f32::NAN,
+    f32::INFINITY,
+    f32::NEG_INFINITY,
+    -0.0,
+    f32::MAX,
+    f32::MIN_POSITIVE,
+    f32::EPSILON,
+    1.5,
+    -1e-40,
+];
 
 /// Builds a world from `steps` on backend `S`.
 pub fn build<S: Storage>(steps: &[Step]) -> World<S> {
@@ -313,6 +337,16 @@ pub fn apply<S: Storage>(world: &mut World<S>, steps: &[Step]) {
             }
             Step::Score(s) => {
                 world.insert_resource(Score(*s));
+            }
+            Step::SetPos { entity, x, y } => {
+                if let Some(e) = pick(world, *entity) {
+                    let special = |i: u8| SPECIAL_FLOATS[i as usize % SPECIAL_FLOATS.len()];
+                    let pos = Pos {
+                        x: special(*x),
+                        y: special(*y),
+                    };
+                    world.insert(e, pos).unwrap();
+                }
             }
         }
     }

@@ -11,7 +11,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use ecs_core::testing::VecStorage;
 use ecs_core::World;
 
-use super::harness::{check_input, selector};
+use super::harness::{check_input, selector, MISMATCHED_RAW};
 use super::kit::{apply, registry, Step};
 use crate::generate::Rng;
 use crate::panic_message;
@@ -35,7 +35,7 @@ pub fn seed_input(rng: &mut Rng, steps: usize, json: bool, backend: u8) -> Vec<u
 /// A random recipe step.
 pub fn random_step(rng: &mut Rng) -> Step {
     let byte = |rng: &mut Rng| rng.below(256) as u8;
-    match rng.below(10) {
+    match rng.below(11) {
         0..=3 => Step::Spawn {
             pos: (rng.below(4) != 0).then(|| (rng.below(200) as i16 - 100, rng.below(9) as i16)),
             tag: rng.below(3) == 0,
@@ -63,6 +63,11 @@ pub fn random_step(rng: &mut Rng) -> Step {
         8 => Step::Link {
             entity: byte(rng),
             to: byte(rng),
+        },
+        9 => Step::SetPos {
+            entity: byte(rng),
+            x: byte(rng),
+            y: byte(rng),
         },
         _ => Step::Score(rng.next_u64() % 1000),
     }
@@ -183,11 +188,16 @@ pub fn run(seed: u64, inputs: u64, mut progress: impl FnMut(u64)) -> Result<u64,
         }
         let a = rng.below(pool.len() as u64) as usize;
         let b = rng.below(pool.len() as u64) as usize;
-        let input = if rng.below(20) == 0 {
+        let mut input = if rng.below(20) == 0 {
             pool[a].clone()
         } else {
             mutate(&mut rng, &pool[a], &pool[b])
         };
+        // One input in eight meets a target whose `Raw` drops its values (a registry
+        // mismatch every load must refuse).
+        if rng.below(8) == 0 {
+            input[0] |= MISMATCHED_RAW;
+        }
         match catch_unwind(AssertUnwindSafe(|| check_input(&input))) {
             Ok(Ok(true)) => loaded += 1,
             Ok(Ok(false)) => {}

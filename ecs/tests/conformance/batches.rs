@@ -133,3 +133,40 @@ pub fn every_copy_width_survives_moves<S: Storage>() {
         assert_eq!(world.get::<W40>(e).copied(), (i % 2 == 0).then(|| w40(i32)));
     }
 }
+
+/// An iterator whose `size_hint` panics after its first call, and one whose hint lies both
+/// ways: the world reads the hint once, before spawning anything, so neither can interrupt
+/// a spawn midway (an entity allocated but not stored) or make it spawn the wrong count.
+pub fn spawn_batch_reads_the_size_hint_once<S: Storage>() {
+    struct Hint<I> {
+        inner: I,
+        calls: std::cell::Cell<u32>,
+        lower: usize,
+    }
+    impl<I: Iterator> Iterator for Hint<I> {
+        type Item = I::Item;
+        fn next(&mut self) -> Option<I::Item> {
+            self.inner.next()
+        }
+        fn size_hint(&self) -> (usize, Option<usize>) {
+            let calls = self.calls.get() + 1;
+            self.calls.set(calls);
+            assert!(calls == 1, "size_hint called twice (intentional panic)");
+            (self.lower, Some(self.lower))
+        }
+    }
+    for (count, lower) in [(10u32, 10usize), (3, 1000), (100, 0), (0, 5)] {
+        let mut world = World::<S>::new();
+        let hint = Hint {
+            inner: (0..count).map(|i| (A(i), B(i.to_string()))),
+            calls: std::cell::Cell::new(0),
+            lower,
+        };
+        let spawned = world.spawn_batch(hint).len();
+        assert_eq!(spawned, count as usize);
+        assert_eq!(world.len(), count as usize);
+        let mut values: Vec<u32> = world.query::<(&A, &B)>().map(|(a, _)| a.0).collect();
+        values.sort_unstable();
+        assert_eq!(values, (0..count).collect::<Vec<_>>());
+    }
+}

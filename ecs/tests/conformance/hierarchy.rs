@@ -529,3 +529,48 @@ pub fn panicking_drop_on_last_child_of_a_parent<S: Storage>() {
     drop(world);
     ledger.assert_all_dropped();
 }
+
+/// The link components cannot be written except through the hierarchy API: the typed paths
+/// do not compile (ecs-compile-fail's `mut_of_hierarchy_links`); the run-time ones refuse,
+/// world unchanged: a run-time query writing either, `insert_by_id` and `remove_by_id` of
+/// either.
+pub fn links_refuse_run_time_writes<S: Storage>() {
+    use ecs_core::query::DynQuery;
+    let mut world = World::<S>::new();
+    let parent = world.spawn(());
+    let child = world.spawn_child(parent, ()).unwrap();
+    let child_of = world.component_id::<ChildOf>().unwrap();
+    let children = world.component_id::<Children>().unwrap();
+    let before = check_links(&mut world);
+    for id in [child_of, children] {
+        let err = world.dyn_query(&DynQuery::new().write(id)).err();
+        assert!(matches!(err, Some(EcsError::Immutable(_))), "{err:?}");
+        let err = world.dyn_query(&DynQuery::new().write_optional(id)).err();
+        assert!(matches!(err, Some(EcsError::Immutable(_))), "{err:?}");
+        assert!(world.dyn_query(&DynQuery::new().read(id)).is_ok());
+        for e in [parent, child] {
+            assert!(matches!(
+                world.remove_by_id(e, id),
+                Err(EcsError::HierarchyComponent { .. }) | Err(EcsError::MissingComponent { .. })
+            ));
+        }
+    }
+    // A copy of the child's own link, inserted by id onto the parent: refused unread.
+    let link: ChildOf = {
+        let ptr = world.get_by_id(child, child_of).unwrap();
+        // SAFETY: component `child_of` is `ChildOf`, plain data (handles), read while the
+        // world is not mutated; the copy is never dropped (`forget` below).
+        unsafe { ptr.cast::<ChildOf>().read() }
+    };
+    let link = std::mem::ManuallyDrop::new(link);
+    // SAFETY: a valid `ChildOf` value, which the world refuses before reading it.
+    let err =
+        unsafe { world.insert_by_id(parent, child_of, std::ptr::NonNull::from(&*link).cast()) };
+    assert!(
+        matches!(err, Err(EcsError::HierarchyComponent { .. })),
+        "{err:?}"
+    );
+    assert_eq!(check_links(&mut world), before, "nothing changed");
+    world.despawn_recursive(parent).unwrap();
+    assert!(world.is_empty());
+}

@@ -96,7 +96,8 @@ impl Expected {
         match self.named.get(name) {
             Some(Named::A(_)) => !is_a,
             Some(Named::D(_)) => is_a,
-            None => name == "A" && self.a.is_some(),
+            // An unnamed component's type name never blocks an instance: it is shadowed.
+            None => false,
         }
     }
 }

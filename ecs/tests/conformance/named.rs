@@ -67,15 +67,13 @@ pub fn named_instances_insert_get_remove<S: Storage>() {
         world.insert_named(e, "Fog", render(0.6)),
         Ok(Some(render(0.5)))
     );
-    // A taken name, of another type or of the unnamed Transform: refused, nothing changes.
+    // A name taken by another type's instance: refused, nothing changes.
     let before = world.named_instances(e).count();
     let err = world.insert_named(e, "Fog", Plain(1)).unwrap_err();
     assert!(
         matches!(&err, EcsError::NameTaken { name, .. } if name == "Fog"),
         "{err}"
     );
-    let err = world.insert_named(e, "Transform", render(0.0)).unwrap_err();
-    assert!(matches!(err, EcsError::NameTaken { .. }), "{err}");
     assert_eq!(world.named_instances(e).count(), before);
     assert!(world.get_named::<Plain>(e, "Fog").is_none());
     // get_named_mut writes in place.
@@ -94,6 +92,27 @@ pub fn named_instances_insert_get_remove<S: Storage>() {
     assert!(world.has_named(e, "Fog") && world.has_named(e, "Transform"));
     let fog = world.instance_id::<RenderData>("Fog");
     assert_eq!(world.find(e, "Fog"), Some(fog));
+    assert_eq!(
+        world.find(e, "Transform"),
+        world.component_id::<Transform>()
+    );
+    // An instance named like the unnamed Transform's type shadows it, whichever came
+    // first; removing the instance uncovers the type again.
+    assert_eq!(world.insert_named(e, "Transform", render(0.0)), Ok(None));
+    let shadow = world.instance_id::<RenderData>("Transform");
+    assert_eq!(world.find(e, "Transform"), Some(shadow));
+    assert_eq!(world.get::<Transform>(e), Some(&transform(1.0)));
+    let later = world.spawn(());
+    assert_eq!(
+        world.insert_named(later, "Transform", render(0.3)),
+        Ok(None)
+    );
+    assert_eq!(world.insert(later, transform(2.0)), Ok(None));
+    assert_eq!(world.find(later, "Transform"), Some(shadow));
+    assert_eq!(
+        world.remove_named::<RenderData>(e, "Transform"),
+        Ok(render(0.0))
+    );
     assert_eq!(
         world.find(e, "Transform"),
         world.component_id::<Transform>()

@@ -435,27 +435,7 @@ fn varint(out: &mut Vec<u8>, mut value: u64) {
 pub fn names_taken<S: Storage>() {
     let mut world = target::<S>();
     let snapshot = sample::<S>();
-    let pos = column(&snapshot, "Pos");
-    let first = snapshot["components"][pos]["rows"][0][0].as_u64().unwrap();
     let count = snapshot["components"].as_array().unwrap().len();
-    // A named instance called like the unnamed `Pos` the entity holds.
-    let input = edited(snapshot.clone(), |v| {
-        let fx = json!({"name": "Fx", "instance": "Pos", "rows": [[first, 1]], "values": [1]});
-        v["components"].as_array_mut().unwrap().push(fx);
-    });
-    let err = refuses!(
-        &mut world,
-        input,
-        Kind::NameTaken { .. },
-        at(count, "Fx", "")
-    );
-    assert_eq!(
-        err.kind(),
-        &Kind::NameTaken {
-            row: first as u32,
-            name: "Pos".into()
-        }
-    );
     // Two instances of different components under one name.
     let input = edited(snapshot, |v| {
         let fx = json!({"name": "Fx", "instance": "Twin", "rows": [[0, 1]], "values": [1]});

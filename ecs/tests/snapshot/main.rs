@@ -1,6 +1,7 @@
 //! World snapshots on every backend: round trips in both formats, merging, remapped
 //! handles, every class of bad input (each compared before and after), loads across
-//! backends, property tests over random worlds and a bounded mutation fuzz.
+//! backends, property tests over random worlds, a bounded mutation fuzz, and the soundness
+//! regressions (`soundness_*`, which CI also runs under Miri).
 //!
 //! The components, registry, recipes and dumps are `ecs_fuzz::snapshot::kit`'s, shared with
 //! the fuzzers.
@@ -11,6 +12,7 @@ mod cross;
 mod fuzz;
 mod largest;
 mod props;
+mod soundness;
 
 #[path = "../common/backends.rs"]
 #[macro_use]
@@ -44,4 +46,8 @@ backends! {
     bad_input::hierarchy_not_a_forest => hierarchy_not_a_forest,
     bad_input::codecs_and_layouts => codecs_and_layouts,
     bad_input::version_and_fields => version_and_fields,
+    soundness::soundness_codec_functions_round_trip => soundness_codec_functions,
+    soundness::soundness_drop_nature_mismatch_is_refused => soundness_drop_mismatch,
+    soundness::soundness_instance_shadowing_a_type_name_round_trips => soundness_shadowing_names,
+    soundness::soundness_non_finite_floats_round_trip_through_json => soundness_non_finite_json,
 }

@@ -9,7 +9,7 @@ use super::de::{render, Part};
 use super::{Run, Staged, StagedColumn};
 use crate::entity::Entity;
 use crate::snapshot::error::{SnapshotError, SnapshotErrorKind};
-use crate::snapshot::registry::{ComponentKind, DynamicCodec, SnapshotRegistry};
+use crate::snapshot::registry::{Codec, ComponentKind, SnapshotRegistry};
 
 /// Every check of a read snapshot, in order.
 pub(super) fn check<L>(
@@ -41,26 +41,14 @@ fn column_at<L>(
     render(&parts)
 }
 
-/// No entity holds two components under one name: two named instances called the same, or
-/// a named instance called like an unnamed typed component it holds (whose type's short
-/// name it would shadow; `World::insert_named` refuses both).
+/// No entity holds two named instances under one name (`World::insert_named` refuses the
+/// second). A named instance called like an unnamed typed component the entity holds is
+/// fine: the instance shadows the type's name, in the world as in the snapshot.
 fn names<L>(registry: &SnapshotRegistry<L>, columns: &[StagedColumn]) -> Result<(), SnapshotError> {
     let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, column) in columns.iter().enumerate() {
         if let Some(name) = &column.instance {
             by_name.entry(name).or_default().push(i);
-        }
-    }
-    if by_name.is_empty() {
-        return Ok(());
-    }
-    for (i, column) in columns.iter().enumerate() {
-        if let (None, ComponentKind::Typed(info)) =
-            (&column.instance, &registry.components[column.entry].kind)
-        {
-            if let Some(holders) = by_name.get_mut(info.short_name) {
-                holders.push(i);
-            }
         }
     }
     for (name, holders) in by_name {
@@ -171,8 +159,8 @@ fn references<L>(registry: &SnapshotRegistry<L>, staged: &mut Staged) -> Result<
                     Some(map) => unsafe { map(ptr, 1, &mut lookup) },
                     None => break,
                 },
-                ComponentKind::Dynamic(info) => match info.codec {
-                    DynamicCodec::Functions {
+                ComponentKind::Dynamic(info) => match info.codec.0 {
+                    Codec::Functions {
                         map_entities: Some(map),
                         ..
                     } => {

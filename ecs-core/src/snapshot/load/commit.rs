@@ -13,7 +13,7 @@ use crate::component::ComponentId;
 use crate::entity::Entity;
 use crate::snapshot::error::{SnapshotError, SnapshotErrorKind};
 use crate::snapshot::map::{EntityMap, Handles};
-use crate::snapshot::registry::{ComponentKind, DynamicCodec, Entries, SnapshotRegistry};
+use crate::snapshot::registry::{Codec, ComponentKind, Entries, SnapshotRegistry};
 use crate::storage::{ColumnValues, Storage};
 use crate::world::World;
 
@@ -53,8 +53,10 @@ pub(super) fn commit<L: Entries, S: Storage>(
     Ok(EntityMap::new(staged.entities, new, staged.index))
 }
 
-/// A run-time component must not be registered in the world under its name with another
-/// layout (the loaded values would not fit it).
+/// A run-time component registered in the world under the registry's name must be the
+/// registry's: the same layout (the loaded values would not fit another) and the same drop
+/// nature (plain bytes, or the codec's values, are not values of a component that drops
+/// differently).
 fn check_layouts<L, S: Storage>(
     registry: &SnapshotRegistry<L>,
     world: &World<S>,
@@ -70,17 +72,20 @@ fn check_layouts<L, S: Storage>(
         };
         let components = world.components();
         let named: Vec<_> = components.iter().filter(runtime).collect();
-        if !named.is_empty() && !named.iter().any(|c| info.matches(c)) {
-            let at = render(&[
-                Part::Field("components"),
-                Part::Index(i),
-                Part::Name(entry.name.to_string()),
-            ]);
-            return Err(SnapshotError::new(
-                SnapshotErrorKind::LayoutMismatch(info.descriptor.name.to_string()),
-                at,
-            ));
+        if named.is_empty() || named.iter().any(|c| info.matches(c)) {
+            continue;
         }
+        let kind = if named.iter().any(|c| info.same_place(c)) {
+            info.drop_mismatch()
+        } else {
+            SnapshotErrorKind::LayoutMismatch(info.descriptor.name.to_string())
+        };
+        let at = render(&[
+            Part::Field("components"),
+            Part::Index(i),
+            Part::Name(entry.name.to_string()),
+        ]);
+        return Err(SnapshotError::new(kind, at));
     }
     Ok(())
 }
@@ -148,10 +153,10 @@ fn remap<L>(registry: &SnapshotRegistry<L>, staged: &mut Staged, new: &[Entity])
                 }
             }
             ComponentKind::Dynamic(info) => {
-                if let DynamicCodec::Functions {
+                if let Codec::Functions {
                     map_entities: Some(map),
                     ..
-                } = info.codec
+                } = info.codec.0
                 {
                     let size = info.layout.size();
                     for value in 0..count {

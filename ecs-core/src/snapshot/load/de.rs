@@ -35,8 +35,9 @@ use crate::entity::Entity;
 use crate::resource::Resource;
 use crate::snapshot::error::{SnapshotError, SnapshotErrorKind};
 use crate::snapshot::map::{Handles, HandlesBuilder, OldIndex};
+use crate::snapshot::nonfinite::{NonFiniteDe, NonFiniteSeed};
 use crate::snapshot::registry::{
-    ComponentKind, DynamicCodec, DynamicInfo, Entries, SnapshotRegistry, TypedVisitor,
+    Codec, ComponentKind, DynamicInfo, Entries, SnapshotRegistry, TypedVisitor,
 };
 use crate::snapshot::FORMAT;
 
@@ -687,7 +688,13 @@ impl<'de, T: DeserializeOwned> DeserializeSeed<'de> for InPlace<'_, T> {
     type Value = ();
     #[inline]
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        let value = T::deserialize(deserializer)?;
+        // A text format reads the strings a save wrote for non-finite floats (`nonfinite`);
+        // a binary one is read as it is.
+        let value = if deserializer.is_human_readable() {
+            T::deserialize(NonFiniteDe(deserializer))?
+        } else {
+            T::deserialize(deserializer)?
+        };
         // SAFETY: the slot is writable room for one `T` that nothing else uses (type
         // invariant); writing does not drop what was there, which was nothing.
         unsafe { self.slot.as_ptr().write(value) };
@@ -772,12 +779,12 @@ impl<'de, L: Entries> DeserializeSeed<'de> for BytesSeed<'_, '_, '_, L> {
 impl<L: Entries> BytesSeed<'_, '_, '_, L> {
     fn decode<E: de::Error>(self, bytes: &[u8]) -> Result<(), E> {
         let size = self.info.layout.size();
-        let result = match self.info.codec {
-            DynamicCodec::PlainBytes if bytes.len() != size => Err(format!(
+        let result = match self.info.codec.0 {
+            Codec::PlainBytes if bytes.len() != size => Err(format!(
                 "{} bytes for a {size}-byte plain-data component",
                 bytes.len()
             )),
-            DynamicCodec::PlainBytes => {
+            Codec::PlainBytes => {
                 // SAFETY: a plain-data component (no drop function: the registry checked)
                 // is valid for any `size` initialised bytes; the slot has room for them.
                 unsafe {
@@ -788,8 +795,9 @@ impl<L: Entries> BytesSeed<'_, '_, '_, L> {
                 }
             }
             // SAFETY: the slot is writable for one value of the component's layout; on
-            // `Ok` the codec has written a valid value (its contract).
-            DynamicCodec::Functions { load, .. } => unsafe {
+            // `Ok` the codec has written a valid value (the promise its maker gave to the
+            // `unsafe` `DynamicCodec::functions`).
+            Codec::Functions { load, .. } => unsafe {
                 self.values.push_with(|slot: NonNull<u8>| load(bytes, slot))
             },
         };
@@ -899,7 +907,7 @@ impl<'de, F: Fields<'de>> TypedVisitor for ReadResource<'_, 'de, F> {
     }
 
     fn resource<R: Resource + Serialize + DeserializeOwned>(self) -> Self::Output {
-        let value: R = self.fields.next("value", PhantomData)?;
+        let value: R = self.fields.next("value", NonFiniteSeed(PhantomData))?;
         Ok(Box::new(value))
     }
 }
