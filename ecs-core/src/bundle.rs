@@ -16,6 +16,7 @@
 //! once per bundle type, not once per entity.
 
 use std::any::TypeId;
+use std::ptr::NonNull;
 
 use crate::component::{Component, ComponentId, Components, TypeIdMap, TypeSlots};
 use crate::error::EcsError;
@@ -169,7 +170,10 @@ pub trait ComponentSource {
 ///   id already handed out keeps its meaning, which the storage relies on for its columns;
 /// * [`Bundle::visit`] calls the visitor exactly once for each index in `0..COUNT`, in
 ///   increasing order, handing over at index `i` a value of the type whose id
-///   `component_ids` appended at position `i`.
+///   `component_ids` appended at position `i`;
+/// * [`Bundle::value_ptrs`] appends `COUNT` pointers, the `i`-th to the value inside the
+///   bundle that `visit` hands over at index `i` (pointers to distinct values, none
+///   overlapping another).
 ///
 /// [`Bundle::insert_into`] and [`Bundle::take_from`] are typed and cannot break memory safety;
 /// for [`World::remove`](crate::World::remove) to be all or nothing they must insert or take
@@ -207,6 +211,14 @@ pub unsafe trait Bundle: Sized + Send + Sync + 'static {
     /// # Errors
     /// The first error of [`ComponentSource::take`]; values taken before it are dropped.
     fn take_from(source: &mut impl ComponentSource) -> Result<Self, EcsError>;
+
+    /// Appends a pointer to each component value inside `*this`, in field order (the order
+    /// of [`Bundle::component_ids`]): how a type-erased caller (a queued command) hands all
+    /// of a bundle's values to the storage at once, moving each out exactly where it is.
+    ///
+    /// # Safety
+    /// `this` points to a bundle, valid for reads and writes while the pointers are used.
+    unsafe fn value_ptrs(this: NonNull<Self>, out: &mut Vec<NonNull<u8>>);
 }
 
 // SAFETY: one component: one id, and one visit, at index 0, as `T`.
@@ -229,6 +241,10 @@ unsafe impl<T: Component> Bundle for T {
     #[inline(always)]
     fn take_from(source: &mut impl ComponentSource) -> Result<T, EcsError> {
         source.take::<T>()
+    }
+    #[inline(always)]
+    unsafe fn value_ptrs(this: NonNull<T>, out: &mut Vec<NonNull<u8>>) {
+        out.push(this.cast());
     }
 }
 
@@ -393,6 +409,19 @@ macro_rules! tuple_bundle {
             fn take_from(source: &mut impl ComponentSource) -> Result<Self, EcsError> {
                 Ok(($($name::take_from(source)?,)*))
             }
+            #[allow(unused_variables)]
+            #[inline(always)]
+            unsafe fn value_ptrs(this: NonNull<Self>, out: &mut Vec<NonNull<u8>>) {
+                $(
+                    // SAFETY: `this` points to a valid tuple (caller), so the address of
+                    // its element is in bounds and not null; the element's own call has
+                    // the same contract.
+                    unsafe {
+                        let element = std::ptr::addr_of_mut!((*this.as_ptr()).$index);
+                        $name::value_ptrs(NonNull::new_unchecked(element), out);
+                    }
+                )*
+            }
         }
     };
 }
@@ -529,6 +558,9 @@ mod tests {
         fn insert_into(self, _: &mut impl ComponentInserter) {}
         fn take_from(source: &mut impl ComponentSource) -> Result<Self, EcsError> {
             source.take().map(Miscounted)
+        }
+        unsafe fn value_ptrs(this: NonNull<Self>, out: &mut Vec<NonNull<u8>>) {
+            out.push(this.cast());
         }
     }
 

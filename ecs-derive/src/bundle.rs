@@ -77,8 +77,9 @@ pub(crate) fn derive(input: &DeriveInput, root: Root) -> syn::Result<TokenStream
     Ok(quote! {
         #[automatically_derived]
         #[allow(unsafe_code)]
-        // SAFETY: `component_ids`, `visit` and `COUNT` are generated from one field list
-        // walked in one order; each field's index is the sum of the counts before it.
+        // SAFETY: `component_ids`, `visit`, `value_ptrs` and `COUNT` are generated from one
+        // field list walked in one order; each field's index is the sum of the counts
+        // before it, and `value_ptrs` points at each field in place.
         unsafe impl #impl_generics #root::bundle::Bundle for #name #ty_generics #where_clause {
             #body
         }
@@ -173,8 +174,25 @@ fn methods(fields: &[Field<'_>], root: &TokenStream2) -> TokenStream2 {
     let mut visit = Vec::new();
     let mut insert = Vec::new();
     let mut take = Vec::new();
+    let mut ptrs = Vec::new();
+    let this = Ident::new("this", hygienic());
     for (field, first) in fields.iter().zip(&firsts) {
         let (ty, binding, member) = (field.ty, &field.binding, &field.member);
+        // SAFETY (of the generated `unsafe`): `this` points to a valid `Self` (the method's
+        // contract), so the field's address is in bounds and not null; a nested bundle's
+        // own `value_ptrs` has the same contract for its field.
+        let field_ptr = quote_spanned! {ty.span()=>
+            ::core::ptr::NonNull::new_unchecked(::core::ptr::addr_of_mut!((*#this.as_ptr()).#member))
+        };
+        if field.nested {
+            ptrs.push(quote_spanned! {ty.span()=>
+                unsafe { <#ty as #bundle>::value_ptrs(#field_ptr, #out) };
+            });
+        } else {
+            ptrs.push(quote_spanned! {ty.span()=>
+                #out.push(unsafe { #field_ptr }.cast::<u8>());
+            });
+        }
         if field.nested {
             replaced.push(quote_spanned!(ty.span()=> <#ty as #bundle>::Replaced));
             register.push(quote_spanned! {ty.span()=>
@@ -227,6 +245,15 @@ fn methods(fields: &[Field<'_>], root: &TokenStream2) -> TokenStream2 {
             #out: &mut ::std::vec::Vec<#root::component::ComponentId>,
         ) {
             #(#register)*
+        }
+
+        #[inline(always)]
+        #[allow(unused_variables)]
+        unsafe fn value_ptrs(
+            #this: ::core::ptr::NonNull<Self>,
+            #out: &mut ::std::vec::Vec<::core::ptr::NonNull<u8>>,
+        ) {
+            #(#ptrs)*
         }
 
         #[inline(always)]

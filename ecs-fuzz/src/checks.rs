@@ -420,7 +420,8 @@ impl Runner {
         let got = on_lanes!(self.lanes, self.current, lane => {
             handles.iter().map(|&e| lane.world.contains(e)).collect::<Vec<bool>>()
         });
-        self.agree("liveness of every handle", &want, got)
+        self.agree("liveness of every handle", &want, got)?;
+        self.compare_links()
     }
 }
 

@@ -58,9 +58,9 @@ pub fn generate(seed: u64, len: usize) -> Vec<Op> {
     (0..len).map(|_| op(&mut rng)).collect()
 }
 
-/// One operation, by weight (out of 1,000).
+/// One operation, by weight (out of 1,040).
 fn op(rng: &mut Rng) -> Op {
-    match rng.below(1_000) {
+    match rng.below(1_040) {
         0..=139 => Op::Spawn {
             bundle: rng.byte(),
             seed: rng.value(),
@@ -122,7 +122,16 @@ fn op(rng: &mut Rng) -> Op {
             action: rng.byte(),
             value: rng.value(),
         },
-        _ => Op::Compare,
+        995..=999 => Op::Compare,
+        1_000..=1_029 => Op::Link {
+            child: rng.short(),
+            parent: rng.short(),
+            how: rng.byte(),
+        },
+        _ => Op::TamperLinks {
+            target: rng.short(),
+            how: rng.byte(),
+        },
     }
 }
 

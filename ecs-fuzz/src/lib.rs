@@ -35,6 +35,7 @@ mod checks;
 pub mod components;
 pub mod generate;
 pub mod lanes;
+pub mod links;
 pub mod model;
 pub mod op;
 pub mod query;

@@ -10,6 +10,7 @@ use hashbrown::{HashMap, HashSet};
 use ecs_core::Entity;
 
 use crate::components::{tracked, Row, ROW_LEN};
+use crate::links::Links;
 
 /// Which of a tracked component's two change logs a filter reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -109,6 +110,8 @@ pub struct Model {
     pub reserved: Vec<Entity>,
     /// Change readers, by the index the runner gave them.
     pub readers: Vec<Reader>,
+    /// Parent links between live entities.
+    pub links: Links,
 }
 
 impl Model {
@@ -132,15 +135,21 @@ impl Model {
         assert!(fresh, "new handle {entity:?} aliases a live entity");
     }
 
-    /// Despawns; false for an entity that is not live.
+    /// Despawns (its parent forgets it, its children become roots); false for an entity
+    /// that is not live.
     pub fn despawn(&mut self, entity: Entity) -> bool {
-        self.rows.remove(&entity).is_some()
+        let live = self.rows.remove(&entity).is_some();
+        if live {
+            self.links.detach(entity);
+        }
+        live
     }
 
     /// Despawns everything.
     pub fn clear(&mut self) {
         self.flush();
         self.rows.clear();
+        self.links.clear();
     }
 
     /// Sets a component: `Err(())` for a dead entity, else the replaced value.

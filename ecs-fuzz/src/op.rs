@@ -138,6 +138,25 @@ pub enum Op {
         /// The value's model number (for `insert_bytes`).
         value: u32,
     },
+    /// A parent link: `set_parent(child, parent)` (`how % 4` of 0 or 1), `remove_parent`
+    /// (2) or `despawn_recursive` of `child` (3).
+    Link {
+        /// Handle index of the child.
+        child: u16,
+        /// Handle index of the parent.
+        parent: u16,
+        /// Which link operation.
+        how: u8,
+    },
+    /// A run-time attempt to write `target`'s link components (a run-time query writing
+    /// them, `remove_by_id`, `insert_by_id` of a copied link), which every backend must
+    /// refuse the same way, leaving the links as they were.
+    TamperLinks {
+        /// Handle index.
+        target: u16,
+        /// Which attempt.
+        how: u8,
+    },
 }
 
 /// A deferred world change queued through `Commands`.
@@ -280,6 +299,15 @@ impl Op {
                 which: which % 2,
                 action: action % 3,
                 value,
+            },
+            Op::Link { child, parent, how } => Op::Link {
+                child,
+                parent,
+                how: how % 4,
+            },
+            Op::TamperLinks { target, how } => Op::TamperLinks {
+                target,
+                how: how % 6,
             },
             ref other => other.clone(),
         }

@@ -239,6 +239,8 @@ impl Runner {
                 action,
                 value,
             } => self.dynamic(target, which, action, value),
+            Op::Link { child, parent, how } => self.link(child, parent, how),
+            Op::TamperLinks { target, how } => self.tamper(target, how),
         }
     }
 

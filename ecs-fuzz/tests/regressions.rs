@@ -97,3 +97,52 @@ fn change_get_after_another_reader_trimmed_the_window() {
         },
     ]);
 }
+
+/// Not a fuzzer find, the bug it guards against: `Children` could be borrowed mutably and
+/// rewritten to a stale handle, after which `despawn_recursive` acted on the handle (fixed
+/// by making the link components immutable). Every run-time write path to them must be
+/// refused the same way on every backend, with the links exactly as the model says, before
+/// and after a recursive despawn through the links.
+#[test]
+fn link_components_refuse_every_run_time_write() {
+    let mut ops = vec![
+        Op::Spawn { bundle: 0, seed: 1 },
+        Op::Spawn { bundle: 3, seed: 2 },
+        Op::Spawn { bundle: 5, seed: 3 },
+        Op::Link {
+            child: 1,
+            parent: 0,
+            how: 0,
+        },
+        Op::Link {
+            child: 2,
+            parent: 1,
+            how: 0,
+        },
+    ];
+    for target in 0..3 {
+        for how in 0..6 {
+            ops.push(Op::TamperLinks { target, how });
+        }
+    }
+    ops.extend([
+        Op::Despawn { target: 1 },
+        Op::Link {
+            child: 2,
+            parent: 0,
+            how: 0,
+        },
+        Op::Link {
+            child: 0,
+            parent: 2,
+            how: 0,
+        },
+        Op::Link {
+            child: 0,
+            parent: 0,
+            how: 3,
+        },
+        Op::Compare,
+    ]);
+    assert_agrees(ops);
+}

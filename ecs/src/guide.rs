@@ -74,9 +74,10 @@
 //! ## 3. Change detection
 //!
 //! A component that opts in with `#[component(track_changes)]` is written through
-//! [`Mut<T>`](crate::Mut), which records the write; a `Changed<T>` query then visits only the
-//! entities changed since *that* query last ran, at a cost that follows the changes, not the
-//! entity count.
+//! [`Mut<T>`](crate::Mut), which records the write: `&mut T` in a query and `get_mut` hand
+//! one out for such a type, so there is nothing to remember. A `Changed<T>` query then
+//! visits only the entities changed since *that* query last ran, at a cost that follows the
+//! changes, not the entity count.
 //!
 //! ```
 //! use ecs::prelude::*;
@@ -89,7 +90,7 @@
 //! world.spawn((Health(10),));
 //! let mut changed = world.query_state::<(Entity, &Health), Changed<Health>>().unwrap();
 //! assert_eq!(changed.iter(&world).count(), 2, "the first run sees everything");
-//! world.get_mut_tracked::<Health>(hurt).unwrap().0 -= 3;
+//! world.get_mut::<Health>(hurt).unwrap().0 -= 3; // a `Mut<Health>`: recorded
 //! let seen: Vec<Entity> = changed.iter(&world).map(|(e, _)| e).collect();
 //! assert_eq!(seen, [hurt]);
 //! ```

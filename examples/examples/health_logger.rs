@@ -20,13 +20,11 @@
 use ecs::prelude::*;
 
 /// Hit points: the seed's `Health` component, which reports every write.
+#[derive(Component)]
+#[component(track_changes)]
 struct Health {
     current: u32,
     maximum: u32,
-}
-
-impl Component for Health {
-    type Mutability = ecs::Tracked;
 }
 
 /// Where the systems log to: standard output when `echo` is set, and a copy for checking.

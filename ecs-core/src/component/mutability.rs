@@ -44,11 +44,21 @@ pub trait Writable: Mutability {
     /// The mutable access to a `T`: `&'w mut T`, or a [`Mut<'w, T>`] that records the write.
     type Write<'w, T: Component + 'w>: std::ops::DerefMut<Target = T>;
 
-    /// Wraps `value`, which is `entity`'s `T`; `log` is `T`'s changed log (`None` for an
-    /// untracked type, where it is never read).
+    /// What a query's fetch keeps to record writes: `()` for a kind that records nothing
+    /// (so an untracked `&mut T` fetch is the bare column, no bigger), the changed log for
+    /// a tracked one.
+    type Log<'w>: Copy + Send + Sync;
+
+    /// The fetch's [`Writable::Log`] from `T`'s changed log (`None` for an untracked type).
+    fn log<'w>(changed: Option<&'w ChangeLog>) -> Self::Log<'w>;
+
+    /// The changed log a [`Writable::Log`] holds, for a [`Mut<T>`] guard.
+    fn changed<'w>(log: Self::Log<'w>) -> Option<&'w ChangeLog>;
+
+    /// Wraps `value`, which is `entity`'s `T`, recording writes in `log`.
     fn write<'w, T: Component>(
         value: &'w mut T,
-        log: Option<&'w ChangeLog>,
+        log: Self::Log<'w>,
         entity: Entity,
     ) -> Self::Write<'w, T>;
 }
@@ -103,15 +113,35 @@ impl Mutability for Immutable<Tracked> {
 
 impl Writable for Mutable {
     type Write<'w, T: Component + 'w> = &'w mut T;
+    type Log<'w> = ();
 
     #[inline(always)]
-    fn write<'w, T: Component>(value: &'w mut T, _: Option<&'w ChangeLog>, _: Entity) -> &'w mut T {
+    fn log(_: Option<&ChangeLog>) {}
+
+    #[inline(always)]
+    fn changed<'w>((): ()) -> Option<&'w ChangeLog> {
+        None
+    }
+
+    #[inline(always)]
+    fn write<T: Component>(value: &mut T, (): (), _: Entity) -> &mut T {
         value
     }
 }
 
 impl Writable for Tracked {
     type Write<'w, T: Component + 'w> = Mut<'w, T>;
+    type Log<'w> = Option<&'w ChangeLog>;
+
+    #[inline(always)]
+    fn log(changed: Option<&ChangeLog>) -> Option<&ChangeLog> {
+        changed
+    }
+
+    #[inline(always)]
+    fn changed<'w>(log: Self::Log<'w>) -> Option<&'w ChangeLog> {
+        log
+    }
 
     #[inline(always)]
     fn write<'w, T: Component>(

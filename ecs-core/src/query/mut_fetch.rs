@@ -13,14 +13,16 @@ use crate::component::{Component, ComponentId, MutableComponent, Writable, Write
 use crate::entity::Entity;
 use crate::storage::{EntityPlace, SlotRole, Storage};
 
-/// Per-chunk state of a writing item: the column and, for tracked types, the changed log.
+/// Per-chunk state of a writing item of a `W`-kind component: the column and what records
+/// writes (`()` for an untracked type, so its fetch is the column alone; the changed log for
+/// a tracked one).
 #[doc(hidden)]
-pub struct MutFetch<'w, S: Storage + 'w> {
+pub struct MutFetch<'w, S: Storage + 'w, W: Writable> {
     column: ColumnFetch<'w, S>,
-    log: Option<&'w ChangeLog>,
+    log: W::Log<'w>,
 }
 
-impl<S: Storage> Clone for MutFetch<'_, S> {
+impl<S: Storage, W: Writable> Clone for MutFetch<'_, S, W> {
     #[inline]
     fn clone(&self) -> Self {
         MutFetch {
@@ -54,7 +56,7 @@ macro_rules! mut_fetch {
         unsafe impl<'a, T: MutableComponent> QueryData for $ty {
             type Item<'w> = $item;
             type State = SlotState<T>;
-            type Fetch<'w, S: Storage + 'w> = MutFetch<'w, S>;
+            type Fetch<'w, S: Storage + 'w> = MutFetch<'w, S, T::Mutability>;
 
             fn init(builder: &mut QueryBuilder<'_>) -> SlotState<T> {
                 SlotState::init(builder, true, $role)
@@ -65,18 +67,18 @@ macro_rules! mut_fetch {
                 state: &SlotState<T>,
                 chunk: &S::Chunk<'w>,
                 ctx: FetchContext<'w, S>,
-            ) -> MutFetch<'w, S> {
+            ) -> MutFetch<'w, S, T::Mutability> {
                 MutFetch {
                     // SAFETY: `state.slot` is a slot of the descriptor built with `state`,
                     // which `chunk` was made for (this function's contract).
                     column: unsafe { ColumnFetch::new_unchecked(chunk, state.slot) },
-                    log: changed_log::<T, S>(state.id, ctx),
+                    log: <T::Mutability as Writable>::log(changed_log::<T, S>(state.id, ctx)),
                 }
             }
 
             #[inline(always)]
             unsafe fn fetch_row<'w, S: Storage + 'w>(
-                fetch: &mut MutFetch<'w, S>,
+                fetch: &mut MutFetch<'w, S, T::Mutability>,
                 row: usize,
                 $e: Entity,
             ) -> Option<$item> {
@@ -95,13 +97,13 @@ macro_rules! mut_fetch {
             }
 
             #[inline(always)]
-            fn is_dense_chunk<'w, S: Storage + 'w>(fetch: &MutFetch<'w, S>) -> bool {
+            fn is_dense_chunk<'w, S: Storage + 'w>(fetch: &MutFetch<'w, S, T::Mutability>) -> bool {
                 fetch.column.is_dense::<T>()
             }
 
             #[inline(always)]
             unsafe fn fetch_dense_row<'w, S: Storage + 'w>(
-                fetch: &mut MutFetch<'w, S>,
+                fetch: &mut MutFetch<'w, S, T::Mutability>,
                 row: usize,
                 $e: Entity,
             ) -> $item {
@@ -128,7 +130,7 @@ macro_rules! mut_fetch {
                 if $p.is_none() {
                     return $missing;
                 }
-                let $log = changed_log::<T, S>(state.id, ctx);
+                let $log = <T::Mutability as Writable>::log(changed_log::<T, S>(state.id, ctx));
                 #[allow(unused_unsafe)]
                 // SAFETY: the storage returned the entity's initialised `T`; the caller
                 // guarantees nothing else accesses it for `'w`.
@@ -172,7 +174,11 @@ mut_fetch!(
     SlotRole::Required,
     required,
     dense_required,
-    |p, log, entity| Some(Mut::new(&mut *p?.as_ptr(), log, entity)),
+    |p, log, entity| Some(Mut::new(
+        &mut *p?.as_ptr(),
+        <T::Mutability as Writable>::changed(log),
+        entity
+    )),
     None
 );
 mut_fetch!(
@@ -181,6 +187,10 @@ mut_fetch!(
     SlotRole::Optional,
     optional,
     dense_optional,
-    |p, log, entity| Some(p.map(|p| Mut::new(&mut *p.as_ptr(), log, entity))),
+    |p, log, entity| Some(p.map(|p| Mut::new(
+        &mut *p.as_ptr(),
+        <T::Mutability as Writable>::changed(log),
+        entity
+    ))),
     Some(None)
 );

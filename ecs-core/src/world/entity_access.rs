@@ -50,7 +50,11 @@ impl<S: Storage> World<S> {
             // every other access to the world out while they live, and the change log is a
             // different field than the storage.
             let value = unsafe { &mut *ptrs[i].as_ptr() };
-            <T::Mutability as Writable>::write(value, log, entities[i])
+            <T::Mutability as Writable>::write(
+                value,
+                <T::Mutability as Writable>::log(log),
+                entities[i],
+            )
         }))
     }
 

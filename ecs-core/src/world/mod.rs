@@ -429,7 +429,11 @@ impl<S: Storage> World<S> {
     /// ```
     pub fn get_mut<T: MutableComponent>(&mut self, entity: Entity) -> Option<Write<'_, T>> {
         let (value, log) = self.value_and_log::<T>(entity)?;
-        Some(<T::Mutability as Writable>::write(value, log, entity))
+        Some(<T::Mutability as Writable>::write(
+            value,
+            <T::Mutability as Writable>::log(log),
+            entity,
+        ))
     }
 
     /// A [`Mut`] guard on `entity`'s `T`, which records a change on the first write for a
