@@ -452,6 +452,61 @@ impl Archetypes {
         });
     }
 
+    /// Adds several table components `entity` lacks at once: its row moves once, to the
+    /// table of its set plus all of them (or, for an entity with no row, one row is pushed
+    /// there). `values` is sorted by component on the way.
+    ///
+    /// # Safety
+    /// As for [`Archetypes::insert_new`], for each of `values`: the entity lacks every one,
+    /// they are pairwise distinct, each value owned and forgotten by the caller.
+    pub unsafe fn insert_new_many(
+        &mut self,
+        entity: Entity,
+        values: &mut [(ComponentId, NonNull<u8>)],
+        components: &Components,
+    ) {
+        if let [(component, value)] = *values {
+            // SAFETY: forwarded contract, one component.
+            return unsafe { self.insert_new(entity, component, value, components) };
+        }
+        if values.is_empty() {
+            return;
+        }
+        values.sort_unstable_by_key(|&(component, _)| component);
+        let from = self.locate(entity);
+        let base = from.map_or(TableId::EMPTY, |r| r.table);
+        let mut set = self.tables[base.index()].components().to_vec();
+        for &(component, _) in values.iter() {
+            self.index.learn(components.info(component));
+            set.push(component);
+        }
+        set.sort_unstable();
+        debug_assert!(set.windows(2).all(|w| w[0] < w[1]), "lacked and distinct");
+        let to = self.find_or_create(set);
+        let Some(from) = from else {
+            let table = &mut self.tables[to.index()];
+            table.reserve(1);
+            // SAFETY: `to`'s set is exactly the values' components, sorted as `values` now
+            // are, so each column gets one owned value of its own component; room for one
+            // row was just reserved.
+            let row = unsafe {
+                table.push_row(entity, |columns| {
+                    for (column, &(_, value)) in columns.iter_mut().zip(values.iter()) {
+                        column.push_from_unchecked(value);
+                    }
+                })
+            };
+            self.records.set(entity, to, row);
+            return;
+        };
+        self.relocate(entity, from, to, |src, dst| {
+            // SAFETY: `from` is the entity's record, so its row is in bounds; `to` is its
+            // set plus the values' components (sorted, none of them in `from`: the caller
+            // promises the entity lacks them); the values are owned and forgotten.
+            unsafe { src.move_row_adding_many(from.row as usize, dst, values) }
+        });
+    }
+
     /// Gives `entity`, which has no row, its first table component: a new row of the table
     /// of `{component}` (a push; nothing moves).
     ///

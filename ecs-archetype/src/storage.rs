@@ -303,6 +303,16 @@ unsafe impl Storage for ArchetypeStorage {
         }
     }
 
+    unsafe fn insert_new_many(
+        &mut self,
+        entity: Entity,
+        values: &mut [(ComponentId, NonNull<u8>)],
+        components: &Components,
+    ) {
+        // SAFETY: forwarded contract.
+        unsafe { self.archetypes.insert_new_many(entity, values, components) }
+    }
+
     #[inline]
     unsafe fn remove_into(
         &mut self,

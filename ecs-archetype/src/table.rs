@@ -419,6 +419,53 @@ impl Table {
         self.move_entity_to(row, dst)
     }
 
+    /// Moves row `row` into `dst`, whose set is this table's plus the components of `added`
+    /// (sorted by component, none of them here), each of whose values is pushed onto its
+    /// column; swap-removes the row here. One move for any number of added components: what
+    /// a queued bundle does ([`Table::move_row_adding`] is the one-component case).
+    ///
+    /// # Panics
+    /// If `dst` already holds [`MAX_ROWS`] rows (before anything moves).
+    ///
+    /// # Safety
+    /// `row < self.len()`; `dst`'s set is as described and `added` is sorted by component;
+    /// each value points to an owned value of its component, outside the tables, which the
+    /// caller forgets.
+    pub(crate) unsafe fn move_row_adding_many(
+        &mut self,
+        row: usize,
+        dst: &mut Table,
+        added: &[(ComponentId, NonNull<u8>)],
+    ) -> RowMove {
+        debug_assert!(row < self.len());
+        debug_assert_eq!(dst.columns.len(), self.columns.len() + added.len());
+        assert!(dst.len() < MAX_ROWS, "more than 2^32 rows in one table");
+        dst.reserve(1);
+        let mut own = self
+            .columns
+            .iter_mut()
+            .zip(self.components.iter())
+            .peekable();
+        let mut new = added.iter().peekable();
+        for (column, &component) in dst.columns.iter_mut().zip(dst.components.iter()) {
+            match own.peek() {
+                Some(&(_, &c)) if c == component => {
+                    let (from, _) = own.next().expect("peeked");
+                    // SAFETY: `from` holds `component` too (the sets differ only by
+                    // `added`); `row < len`; room was reserved in `column`.
+                    unsafe { from.move_to_unchecked(row, column) };
+                }
+                _ => {
+                    let &(c, value) = new.next().expect("dst's set is ours plus `added`");
+                    debug_assert_eq!(c, component, "`added` is sorted and not ours");
+                    // SAFETY: an owned value of `component` (caller); room reserved.
+                    unsafe { column.push_from_unchecked(value) };
+                }
+            }
+        }
+        self.move_entity_to(row, dst)
+    }
+
     /// Moves row `row` into `dst`, whose set is this table's minus the component of this
     /// table's column `at`, whose value is moved to `out`; swap-removes the row here.
     ///

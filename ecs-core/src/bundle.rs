@@ -312,21 +312,69 @@ impl Bundles {
     #[cold]
     #[inline(never)]
     fn resolve<B: Bundle>(&mut self, components: &mut Components) -> u32 {
-        let key = TypeId::of::<B>();
-        if let Some(&index) = self.by_type.get(&key) {
+        self.resolve_erased(&BundleType::of::<B>(), components)
+    }
+
+    /// [`Bundles::info`] for a bundle type known only at run time (a queued command's).
+    ///
+    /// # Panics
+    /// If the bundle names a component twice.
+    pub(crate) fn info_erased(
+        &mut self,
+        ty: &BundleType,
+        components: &mut Components,
+    ) -> &BundleInfo {
+        let index = match self.recent.get(ty.key) {
+            Some(index) => index,
+            None => self.resolve_erased(ty, components),
+        };
+        &self.infos[index as usize]
+    }
+
+    fn resolve_erased(&mut self, ty: &BundleType, components: &mut Components) -> u32 {
+        if let Some(&index) = self.by_type.get(&ty.key) {
             return index;
         }
         let index = u32::try_from(self.infos.len()).expect("more than 2^32 bundle types");
-        let info = BundleInfo::new::<B>(index, components).unwrap_or_else(|name| {
-            panic!(
-                "bundle {} names component {name} twice",
-                std::any::type_name::<B>()
-            )
-        });
+        let info = BundleInfo::of_type(ty, index, components)
+            .unwrap_or_else(|name| panic!("bundle {} names component {name} twice", ty.name));
         self.infos.push(info);
-        self.by_type.insert(key, index);
-        self.recent.remember(key, index);
+        self.by_type.insert(ty.key, index);
+        self.recent.remember(ty.key, index);
         index
+    }
+}
+
+/// What the world needs of a bundle type whose Rust type is forgotten (a queued command's):
+/// its identity, its components' registration, and where its values are inside a value.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BundleType {
+    pub(crate) key: TypeId,
+    pub(crate) name: &'static str,
+    pub(crate) count: usize,
+    pub(crate) component_ids: fn(&mut Components, &mut Vec<ComponentId>),
+    /// [`Bundle::value_ptrs`] of the type, on an erased pointer.
+    pub(crate) value_ptrs: unsafe fn(NonNull<u8>, &mut Vec<NonNull<u8>>),
+}
+
+impl BundleType {
+    /// Bundle `B`'s description.
+    pub(crate) fn of<B: Bundle>() -> BundleType {
+        /// `B::value_ptrs` on a pointer to a `B`.
+        ///
+        /// # Safety
+        /// As for [`Bundle::value_ptrs`], `this` pointing to a `B`.
+        unsafe fn value_ptrs<B: Bundle>(this: NonNull<u8>, out: &mut Vec<NonNull<u8>>) {
+            // SAFETY: forwarded contract.
+            unsafe { B::value_ptrs(this.cast(), out) }
+        }
+        BundleType {
+            key: TypeId::of::<B>(),
+            name: std::any::type_name::<B>(),
+            count: B::COUNT,
+            component_ids: B::component_ids,
+            value_ptrs: value_ptrs::<B>,
+        }
     }
 }
 
@@ -342,13 +390,22 @@ impl BundleInfo {
     ///
     /// Returns the name of a component that appears twice, which no entity can hold.
     pub fn new<B: Bundle>(index: u32, components: &mut Components) -> Result<BundleInfo, String> {
-        let mut ids = Vec::with_capacity(B::COUNT);
-        B::component_ids(components, &mut ids);
+        BundleInfo::of_type(&BundleType::of::<B>(), index, components)
+    }
+
+    /// [`BundleInfo::new`] from a bundle's erased description.
+    fn of_type(
+        ty: &BundleType,
+        index: u32,
+        components: &mut Components,
+    ) -> Result<BundleInfo, String> {
+        let mut ids = Vec::with_capacity(ty.count);
+        (ty.component_ids)(components, &mut ids);
         assert_eq!(
             ids.len(),
-            B::COUNT,
+            ty.count,
             "Bundle::COUNT of {} disagrees with its component_ids",
-            std::any::type_name::<B>()
+            ty.name
         );
         let mut sorted = ids.clone();
         sorted.sort_unstable();

@@ -7,8 +7,19 @@
 //! were added), or an explicit [`World::apply`]. Spawning hands out the new entity at once,
 //! reserved through `&World` ([`World::reserve_entity`]), so later commands can target it.
 //!
-//! Commands are applied in the order they were queued. One that targets an entity which no
-//! longer exists (despawned by an earlier command) is skipped, and its values are dropped.
+//! Commands are applied in the order they were queued. One that cannot do what it says (it
+//! targets an entity that no longer exists, removes components the entity lacks, would make
+//! a cycle of parents) does nothing, drops its values, and is reported as a
+//! [`SkippedCommand`]: [`World::apply`] returns them, and a schedule hands them, with the
+//! system that queued them, to its error handler (see
+//! [`Schedule::set_error_handler`](crate::Schedule::set_error_handler); by default each is
+//! written to standard error) or returns them from
+//! [`Schedule::try_run`](crate::Schedule::try_run).
+//!
+//! A queued bundle (of [`Commands::spawn`] or [`Commands::insert`]) goes into its entity at
+//! once: on a table backend the entity's row moves one time, straight into the table of its
+//! final set of components, as [`World::spawn`] places a whole bundle.
+//!
 //! Queues are type-erased over the backend: a command names components by their Rust type,
 //! registered when it is applied.
 
@@ -17,13 +28,44 @@ use std::fmt;
 use std::mem::ManuallyDrop;
 use std::ptr::NonNull;
 
-use crate::bundle::{Bundle, BundleVisitor};
-use crate::component::{Component, ComponentId, Components};
+use crate::bundle::{Bundle, BundleType};
+use crate::component::{ComponentId, Components};
 use crate::entities::Entities;
 use crate::entity::Entity;
+use crate::error::EcsError;
 use crate::resource::Resource;
 use crate::storage::Storage;
-use crate::world::World;
+use crate::world::{QueuedScratch, World};
+
+/// A queued command that did nothing when it was applied, and why.
+///
+/// ```
+/// # use ecs_core::{World, EcsError, commands::{CommandQueue, Commands}, testing::VecStorage};
+/// let mut world = World::<VecStorage>::new();
+/// let e = world.spawn(());
+/// let mut queue = CommandQueue::new();
+/// let mut commands = Commands::new(&mut queue, &world);
+/// commands.despawn(e);
+/// commands.despawn(e); // already gone when its turn comes
+/// let skipped = world.apply(&mut queue);
+/// assert_eq!(skipped.len(), 1);
+/// assert_eq!(skipped[0].command, "despawn");
+/// assert_eq!(skipped[0].error, EcsError::NoSuchEntity(e));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkippedCommand {
+    /// What the command was: `"spawn"`, `"insert"`, `"remove"`, `"despawn"`,
+    /// `"set_parent"`, `"remove_parent"` or `"despawn_recursive"`.
+    pub command: &'static str,
+    /// Why it did nothing (what the world's method of the same name would have answered).
+    pub error: EcsError,
+}
+
+impl fmt::Display for SkippedCommand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "command {} did nothing: {}", self.command, self.error)
+    }
+}
 
 /// A queue of deferred world changes (what a system's [`Commands`] fill).
 #[derive(Default)]
@@ -32,8 +74,8 @@ pub struct CommandQueue {
 }
 
 enum Command {
-    Spawn(Entity, Box<dyn ErasedBundle>),
-    Insert(Entity, Box<dyn ErasedBundle>),
+    Spawn(Entity, Box<dyn QueuedBundle>),
+    Insert(Entity, Box<dyn QueuedBundle>),
     /// Registers the bundle's components and appends their ids (`Bundle::component_ids`).
     Remove(Entity, fn(&mut Components, &mut Vec<ComponentId>)),
     Despawn(Entity),
@@ -244,8 +286,9 @@ impl<'w, 's> Commands<'w, 's> {
 
 impl<S: Storage> World<S> {
     /// Applies (and empties) a command queue: the sync point of [`Commands`] used outside a
-    /// schedule. If a command panics (a component's `Drop`), the rest are dropped unapplied;
-    /// the world stays consistent.
+    /// schedule. Returns the commands that did nothing, with why (empty when every command
+    /// did what it said). If a command panics (a component's `Drop`), the rest are dropped
+    /// unapplied; the world stays consistent.
     ///
     /// ```
     /// # use ecs_core::{World, commands::{CommandQueue, Commands}, testing::VecStorage};
@@ -253,50 +296,70 @@ impl<S: Storage> World<S> {
     /// let e = world.spawn(());
     /// let mut queue = CommandQueue::new();
     /// Commands::new(&mut queue, &world).despawn(e);
-    /// world.apply(&mut queue);
+    /// assert!(world.apply(&mut queue).is_empty());
     /// assert!(!world.contains(e) && queue.is_empty());
     /// ```
-    pub fn apply(&mut self, queue: &mut CommandQueue) {
+    pub fn apply(&mut self, queue: &mut CommandQueue) -> Vec<SkippedCommand> {
+        let before = self.skipped_commands.len();
+        self.apply_recording(queue);
+        self.skipped_commands.split_off(before)
+    }
+
+    /// [`World::apply`], recording the skipped commands in the world for the schedule to
+    /// collect (a system's sync point).
+    pub(crate) fn apply_recording(&mut self, queue: &mut CommandQueue) {
         self.flush();
         let mut ids = Vec::new();
+        let mut scratch = QueuedScratch::default();
         for command in queue.commands.drain(..) {
+            let spawn = matches!(command, Command::Spawn(..));
             match command {
                 Command::Spawn(entity, bundle) | Command::Insert(entity, bundle) => {
-                    bundle.insert_into(&mut WorldSink {
+                    let taken = bundle.insert_into(&mut WorldSink {
                         world: self,
                         entity,
+                        scratch: &mut scratch,
                     });
+                    if !taken {
+                        let command = if spawn { "spawn" } else { "insert" };
+                        self.skip(command, EcsError::NoSuchEntity(entity));
+                    }
                 }
                 Command::Remove(entity, component_ids) => {
                     ids.clear();
                     component_ids(self.components_mut(), &mut ids);
-                    // A missing entity or component is not an error for a command; it makes
-                    // the command do nothing, as `World::remove` removes all or nothing.
-                    // Relationship components change only through the hierarchy commands.
-                    let holds_all = self.contains(entity)
-                        && ids.iter().all(|&id| {
-                            self.storage().contains(entity, id)
-                                && self.refuse_link_component(entity, id).is_ok()
-                        });
-                    if holds_all {
-                        for &id in &ids {
-                            // Fails only for a second mention of one component (already gone).
-                            let _ = self.remove_by_id(entity, id);
-                        }
+                    // All or nothing, as `World::remove`: a missing entity or component makes
+                    // the command do nothing (reported). Relationship components change only
+                    // through the hierarchy commands.
+                    if let Err(error) = self.check_removable(entity, &ids) {
+                        self.skip("remove", error);
+                        continue;
+                    }
+                    for &id in &ids {
+                        // Fails only for a second mention of one component (already gone).
+                        let _ = self.remove_by_id(entity, id);
                     }
                 }
                 Command::Despawn(entity) => {
-                    let _ = self.despawn(entity);
+                    if let Err(error) = self.despawn(entity) {
+                        self.skip("despawn", error);
+                    }
                 }
                 // As for the other commands, a stale handle (or a cycle) skips the command.
                 Command::SetParent(child, parent) => {
-                    let _ = self.set_parent(child, parent);
+                    if let Err(error) = self.set_parent(child, parent) {
+                        self.skip("set_parent", error);
+                    }
                 }
                 Command::RemoveParent(child) => {
-                    let _ = self.remove_parent(child);
+                    if let Err(error) = self.remove_parent(child) {
+                        self.skip("remove_parent", error);
+                    }
                 }
                 Command::DespawnRecursive(entity) => {
-                    let _ = self.despawn_recursive(entity);
+                    if let Err(error) = self.despawn_recursive(entity) {
+                        self.skip("despawn_recursive", error);
+                    }
                 }
                 Command::InsertResource(type_id, name, value) => {
                     self.resources.insert_boxed(type_id, name, value);
@@ -307,72 +370,85 @@ impl<S: Storage> World<S> {
             }
         }
     }
+
+    /// Records a command that did nothing.
+    #[cold]
+    fn skip(&mut self, command: &'static str, error: EcsError) {
+        self.skipped_commands
+            .push(SkippedCommand { command, error });
+    }
+
+    /// Whether a queued removal of components `ids` from `entity` can happen: the entity is
+    /// live, holds every one, and none is a relationship component.
+    fn check_removable(&self, entity: Entity, ids: &[ComponentId]) -> Result<(), EcsError> {
+        self.check(entity)?;
+        for &id in ids {
+            self.refuse_link_component(entity, id)?;
+            if !self.storage().contains(entity, id) {
+                return Err(EcsError::MissingComponent {
+                    entity,
+                    component: self.components().info(id).name().to_owned().into(),
+                });
+            }
+        }
+        Ok(())
+    }
 }
 
-/// Where an erased bundle's values go.
-trait ComponentSink {
-    /// Registers a component type with the given registration function.
-    fn register(&mut self, register: fn(&mut Components) -> ComponentId) -> ComponentId;
-
-    /// Stores one value of component `id`, taking ownership when it returns true.
+/// Where a queued bundle's values go: one world entity.
+trait BundleSink {
+    /// Moves the values of the bundle of type `ty` at `bundle` in; false when the target is
+    /// gone (nothing read).
     ///
     /// # Safety
-    /// `value` points to an initialised value of component `id`'s type, a Rust
-    /// [`Component`] type (so `Send + Sync`); when this returns true the caller must not use
-    /// or drop it again; when false it was not touched.
-    unsafe fn take(&mut self, id: ComponentId, value: NonNull<u8>) -> bool;
+    /// `bundle` points to an initialised bundle of type `ty`; on `true` the caller must
+    /// neither use nor drop its values again; on `false` they are untouched.
+    unsafe fn take(&mut self, ty: &BundleType, bundle: NonNull<u8>) -> bool;
 }
 
 /// A bundle whose type is forgotten until it is applied to some world.
-trait ErasedBundle: Send + Sync {
-    /// Hands every value to the sink (values it refuses are dropped).
-    fn insert_into(self: Box<Self>, sink: &mut dyn ComponentSink);
+trait QueuedBundle: Send + Sync {
+    /// Hands the bundle to the sink; drops its values if the sink does not take them.
+    /// Returns whether it took them.
+    fn insert_into(self: Box<Self>, sink: &mut dyn BundleSink) -> bool;
 }
 
-impl<B: Bundle> ErasedBundle for B {
-    fn insert_into(self: Box<Self>, sink: &mut dyn ComponentSink) {
-        struct Visitor<'a> {
-            sink: &'a mut dyn ComponentSink,
+impl<B: Bundle> QueuedBundle for B {
+    fn insert_into(self: Box<Self>, sink: &mut dyn BundleSink) -> bool {
+        let mut bundle = ManuallyDrop::new(*self);
+        // SAFETY: a `B` on our stack, described by `B`'s own type; in a `ManuallyDrop`, so if
+        // the sink takes its values we never drop them ourselves.
+        let taken =
+            unsafe { sink.take(&BundleType::of::<B>(), NonNull::from(&mut *bundle).cast()) };
+        if !taken {
+            // SAFETY: the sink left the values untouched; they are dropped once, here.
+            unsafe { ManuallyDrop::drop(&mut bundle) };
         }
-        impl BundleVisitor for Visitor<'_> {
-            fn visit<T: Component>(&mut self, _: usize, value: T) {
-                let id = self.sink.register(Components::register::<T>);
-                let mut value = ManuallyDrop::new(value);
-                // SAFETY: `value` is an initialised `T`, component `id`'s type; it is in a
-                // `ManuallyDrop`, so if the sink takes it we never drop it ourselves.
-                let taken = unsafe { self.sink.take(id, NonNull::from(&mut *value).cast()) };
-                if !taken {
-                    // SAFETY: the sink left the value untouched; it is dropped once, here.
-                    unsafe { ManuallyDrop::drop(&mut value) };
-                }
-            }
-        }
-        (*self).visit(&mut Visitor { sink });
+        taken
     }
 }
 
-/// Inserts values into one entity of a world (skipping them if it no longer exists).
+/// Inserts a queued bundle into one entity of a world (none if it no longer exists).
 struct WorldSink<'a, S: Storage> {
     world: &'a mut World<S>,
     entity: Entity,
+    scratch: &'a mut QueuedScratch,
 }
 
-impl<S: Storage> ComponentSink for WorldSink<'_, S> {
-    fn register(&mut self, register: fn(&mut Components) -> ComponentId) -> ComponentId {
-        register(self.world.components_mut())
-    }
-
-    unsafe fn take(&mut self, id: ComponentId, value: NonNull<u8>) -> bool {
-        // SAFETY: forwarded contract (a valid value of `id`'s `Component` type, which is
-        // `Send + Sync`): `insert_by_id` takes ownership on `Ok` and leaves the value
-        // untouched on `Err` (stale entity).
-        unsafe { self.world.insert_by_id(self.entity, id, value) }.is_ok()
+impl<S: Storage> BundleSink for WorldSink<'_, S> {
+    unsafe fn take(&mut self, ty: &BundleType, bundle: NonNull<u8>) -> bool {
+        // SAFETY: forwarded contract.
+        unsafe {
+            self.world
+                .insert_queued(self.entity, ty, bundle, self.scratch)
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::component::Component;
     use crate::testing::VecStorage;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;

@@ -115,6 +115,9 @@ pub enum EcsError {
     },
     /// Several errors at once (a schedule reports every problem it finds before running).
     Many(Vec<EcsError>),
+    /// The problems a schedule's run found while its systems ran (the run went on; see
+    /// [`Schedule::try_run`](crate::Schedule::try_run)).
+    Run(Vec<crate::schedule::RunError>),
     /// The entity already holds a component instance under this name, of another component
     /// (names are unique per entity across all types; see
     /// [`World::insert_named`](crate::World::insert_named)).
@@ -270,6 +273,13 @@ impl fmt::Display for EcsError {
                 "component {component} is immutable: replace its value with `insert` instead of \
                  writing it in place"
             ),
+            EcsError::Run(errors) => {
+                write!(f, "{} problem(s) while the systems ran:", errors.len())?;
+                for err in errors {
+                    write!(f, "\n  - {err}")?;
+                }
+                Ok(())
+            }
             EcsError::Many(errors) => {
                 write!(f, "{} errors:", errors.len())?;
                 for err in errors {

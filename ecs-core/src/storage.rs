@@ -518,6 +518,30 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
         components: &Components,
     );
 
+    /// Adds several components the entity does not have yet at once, taking ownership of
+    /// each value: what a queued command's bundle does, so that a table backend moves the
+    /// row once (straight into the table of the final set) instead of once per component.
+    ///
+    /// The default inserts them one by one ([`Storage::insert_new`]).
+    ///
+    /// # Safety
+    /// `entity` is held and lacks every component of `values`, which are pairwise distinct;
+    /// `components` is the registry; each value is as for [`Storage::insert_new`] (an
+    /// initialised value of its component, outside this storage, usable and droppable on any
+    /// thread, which the caller will not use or drop again).
+    unsafe fn insert_new_many(
+        &mut self,
+        entity: Entity,
+        values: &mut [(ComponentId, NonNull<u8>)],
+        components: &Components,
+    ) {
+        for &(component, value) in values.iter() {
+            // SAFETY: forwarded contract, one component at a time (distinct, so each is
+            // still lacking when its turn comes).
+            unsafe { self.insert_new(entity, component, value, components) };
+        }
+    }
+
     /// Sets `entity`'s `T`, returning the previous value.
     ///
     /// # Safety

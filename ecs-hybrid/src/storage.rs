@@ -803,6 +803,33 @@ unsafe impl Storage for HybridStorage {
         }
     }
 
+    /// Table components in one row move (through the table half), sparse ones pushed onto
+    /// their sets one by one.
+    unsafe fn insert_new_many(
+        &mut self,
+        entity: Entity,
+        values: &mut [(ComponentId, NonNull<u8>)],
+        components: &Components,
+    ) {
+        self.restructure();
+        let mut table = Vec::with_capacity(values.len());
+        for &(component, value) in values.iter() {
+            let kind = match self.kind(component) {
+                Some(kind) => kind,
+                None => self.learn(component, components),
+            };
+            match kind {
+                // SAFETY: forwarded contract (the entity is held and lacks the component).
+                StorageKind::Sparse => unsafe {
+                    self.sparse.insert_new(entity, component, value, components)
+                },
+                StorageKind::Table => table.push((component, value)),
+            }
+        }
+        // SAFETY: forwarded contract for the table components.
+        unsafe { self.tables.insert_new_many(entity, &mut table, components) };
+    }
+
     unsafe fn remove_into(
         &mut self,
         entity: Entity,

@@ -34,6 +34,7 @@ backends! {
     disjoint_filters_do_not_conflict,
     events_reach_each_reader_once,
     try_run_reports_every_problem,
+    skipped_commands_reach_the_error_channel,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -924,4 +925,98 @@ fn try_run_reports_every_problem<S: Storage>() {
     assert!(errors
         .iter()
         .any(|e| matches!(e, EcsError::MissingResource { .. })));
+}
+
+#[derive(Component)]
+struct Doomed;
+
+/// A command that does nothing when applied is not silent: it is counted, `run` hands it to
+/// the error handler, `try_run` returns it with the system that queued it, and
+/// `World::apply` returns it directly. Each kind of skip says why.
+fn skipped_commands_reach_the_error_channel<S: Storage>() {
+    use ecs_core::commands::{CommandQueue, Commands, SkippedCommand};
+    use ecs_core::schedule::{errors, RunErrorKind};
+
+    fn reap<S: Storage>(doomed: Query<Entity, With<Doomed>, S>, mut commands: Commands) {
+        for e in doomed.iter() {
+            commands.despawn(e);
+            commands.insert(e, A(1.0));
+        }
+    }
+    let mut world = World::<S>::new();
+    let doomed = world.spawn(Doomed);
+    let mut schedule = Schedule::<S>::new();
+    schedule.add_named_system("first", reap::<S>);
+    schedule.add_named_system("second", reap::<S>);
+    schedule.set_error_handler(errors::ignore_error);
+    schedule.run(&mut world);
+    assert!(!world.contains(doomed));
+    // "first": its insert after its own despawn; "second": both of its commands.
+    assert_eq!(schedule.error_count(), 3);
+
+    world.spawn(Doomed);
+    let err = schedule.try_run(&mut world).unwrap_err();
+    let EcsError::Run(problems) = err else {
+        panic!("{err}")
+    };
+    let seen: Vec<(&str, &str)> = problems
+        .iter()
+        .map(|p| match &p.kind {
+            RunErrorKind::Command(c) => (p.system.as_str(), c.command),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("first", "insert"),
+            ("second", "despawn"),
+            ("second", "insert")
+        ]
+    );
+    assert_eq!(schedule.error_count(), 6);
+    schedule.set_error_handler(errors::panic_on_error);
+    world.spawn(Doomed);
+    let panicked = catch_unwind(AssertUnwindSafe(|| schedule.run(&mut world)));
+    assert!(
+        panicked.is_err(),
+        "the panicking handler panics after the run"
+    );
+    assert!(
+        world.query::<&Doomed>().next().is_none(),
+        "the run itself went through"
+    );
+
+    // Outside a schedule, `World::apply` says what each skipped command would have said.
+    let (parent, child) = (world.spawn(A(0.0)), world.spawn(()));
+    world.set_parent(child, parent).unwrap();
+    let mut queue = CommandQueue::new();
+    let mut commands = Commands::new(&mut queue, &world);
+    commands.remove::<(A, B)>(parent);
+    commands.set_parent(parent, child);
+    commands.remove_parent(doomed);
+    commands.despawn_recursive(doomed);
+    let skipped: Vec<SkippedCommand> = world.apply(&mut queue);
+    let kinds: Vec<(&str, bool)> = skipped
+        .iter()
+        .map(|s| {
+            let why = match &s.error {
+                EcsError::MissingComponent { .. } => s.command == "remove",
+                EcsError::HierarchyCycle { .. } => s.command == "set_parent",
+                EcsError::NoSuchEntity(e) => *e == doomed,
+                _ => false,
+            };
+            (s.command, why)
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("remove", true),
+            ("set_parent", true),
+            ("remove_parent", true),
+            ("despawn_recursive", true)
+        ]
+    );
+    assert!(world.has::<A>(parent), "the failed remove removed nothing");
 }

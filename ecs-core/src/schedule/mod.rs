@@ -67,8 +67,10 @@ use crate::storage::Storage;
 use crate::system::{IntoSystem, System};
 use crate::world::{World, WorldId};
 
+pub mod errors;
 mod plan;
 
+pub use errors::{ErrorHandler, RunError, RunErrorKind};
 use plan::{Node, Plan, Segment};
 
 /// A system's handle in its [`Schedule`].
@@ -214,6 +216,12 @@ pub struct Schedule<S: Storage> {
     /// Per-run buffers kept between runs, so a run allocates nothing of its own beyond what
     /// the parallel executor needs.
     scratch: Scratch,
+    /// Where [`Schedule::run`] sends each problem of a run.
+    error_handler: ErrorHandler,
+    /// Problems of the run in progress (empty between runs).
+    run_errors: Vec<RunError>,
+    /// Problems of every run so far.
+    error_count: u64,
 }
 
 /// The buffers of one segment's run: whether each of its systems is skipped (a run
@@ -302,7 +310,52 @@ impl<S: Storage> Schedule<S> {
             world: None,
             parallel: true,
             scratch: Scratch::default(),
+            error_handler: errors::log_error,
+            run_errors: Vec::new(),
+            error_count: 0,
         }
+    }
+
+    /// Sets what [`Schedule::run`] does with each problem found while systems run (see
+    /// [`errors`]): [`errors::log_error`] (the default: one line on standard error, the run
+    /// goes on), [`errors::panic_on_error`], [`errors::ignore_error`], or a function of your
+    /// own. [`Schedule::try_run`] returns the problems instead.
+    ///
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// # use ecs_core::testing::VecStorage;
+    /// use ecs_core::schedule::{errors, RunErrorKind};
+    /// #[derive(Component)]
+    /// struct Doomed;
+    /// fn reap(doomed: Query<Entity, With<Doomed>, VecStorage>, mut commands: Commands) {
+    ///     for e in doomed.iter() {
+    ///         commands.despawn(e);
+    ///     }
+    /// }
+    /// let mut world = World::<VecStorage>::new();
+    /// world.spawn(Doomed);
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_named_system("reap", reap);
+    /// schedule.add_named_system("reap again", reap); // despawns the same entities
+    /// schedule.set_error_handler(errors::ignore_error);
+    /// schedule.run(&mut world);
+    /// assert_eq!(schedule.error_count(), 1, "the second despawn did nothing: counted");
+    ///
+    /// world.spawn(Doomed);
+    /// let err = schedule.try_run(&mut world).unwrap_err();
+    /// let EcsError::Run(problems) = err else { panic!("{err}") };
+    /// assert_eq!(problems[0].system, "reap again");
+    /// assert!(matches!(&problems[0].kind, RunErrorKind::Command(c) if c.command == "despawn"));
+    /// ```
+    pub fn set_error_handler(&mut self, handler: ErrorHandler) -> &mut Self {
+        self.error_handler = handler;
+        self
+    }
+
+    /// How many problems the runs so far found (every [`RunError`], whatever the handler
+    /// did with it).
+    pub fn error_count(&self) -> u64 {
+        self.error_count
     }
     /// Whether non-conflicting systems run in parallel (the default) or all run one after
     /// the other in insertion order (same results: for comparison and debugging).
@@ -527,6 +580,19 @@ impl<S: Storage> Schedule<S> {
     }
 
     /// Whether entry `i` runs this time: its conditions and its sets' all answer true.
+    /// Takes the commands entry `i`'s sync point skipped as the run's problems.
+    fn collect_skipped(&mut self, i: usize, world: &mut World<S>) {
+        if world.skipped_commands.is_empty() {
+            return;
+        }
+        let system = &self.entries[i].name;
+        self.run_errors
+            .extend(world.skipped_commands.drain(..).map(|skipped| RunError {
+                system: system.to_string(),
+                kind: RunErrorKind::Command(skipped),
+            }));
+    }
+
     fn should_run(&self, i: usize, world: &World<S>) -> bool {
         let entry = &self.entries[i];
         entry.constraints.allow(world)
@@ -543,9 +609,17 @@ impl<S: Storage> Schedule<S> {
     /// With the error [`Schedule::try_run`] would return, if the schedule ran on another
     /// world before, and with the panic of a system that panicked (after the sync point, see
     /// the module docs).
+    /// Problems found while the systems run (a command that did nothing, ...) do not stop
+    /// the run: each is handed to the schedule's error handler afterwards (see
+    /// [`Schedule::set_error_handler`]; by default a line on standard error).
     pub fn run(&mut self, world: &mut World<S>) {
-        if let Err(err) = self.try_run(world) {
-            panic!("{err}");
+        match self.run_collecting(world) {
+            Ok(errors) => {
+                for error in &errors {
+                    (self.error_handler)(error);
+                }
+            }
+            Err(err) => panic!("{err}"),
         }
     }
 
@@ -557,7 +631,19 @@ impl<S: Storage> Schedule<S> {
     /// whose parameters conflict ([`EcsError::SystemConflict`]), resources a system needs
     /// that do not exist ([`EcsError::MissingResource`]), ordering constraints that form a
     /// cycle ([`EcsError::ScheduleCycle`]).
+    ///
+    /// Problems found while the systems ran do not stop the run; they are returned once it is
+    /// over, all in [`EcsError::Run`] (the run's effects stay).
     pub fn try_run(&mut self, world: &mut World<S>) -> Result<(), EcsError> {
+        match errors::as_error(self.run_collecting(world)?) {
+            Some(err) => Err(err),
+            None => Ok(()),
+        }
+    }
+
+    /// Runs the schedule, returning the problems found while the systems ran (counted), or
+    /// the error that kept them from running.
+    fn run_collecting(&mut self, world: &mut World<S>) -> Result<Vec<RunError>, EcsError> {
         // Problems are gathered, not returned one at a time: a system whose parameters
         // conflict stays out of the plan, and the others are still checked.
         let mut errors = Vec::new();
@@ -569,7 +655,7 @@ impl<S: Storage> Schedule<S> {
             Ok(plan) => plan,
             Err(err) => {
                 flatten_into(err, &mut errors);
-                return EcsError::all(errors);
+                return EcsError::all(errors).map(|()| Vec::new());
             }
         };
         errors.extend(
@@ -579,15 +665,21 @@ impl<S: Storage> Schedule<S> {
         );
         if !errors.is_empty() {
             self.plan = Some(plan);
-            return EcsError::all(errors);
+            return EcsError::all(errors).map(|()| Vec::new());
         }
         let result = self.run_segments(&plan, world);
         self.plan = Some(plan);
+        let run_errors = std::mem::take(&mut self.run_errors);
+        self.error_count += run_errors.len() as u64;
         if let Err(payload) = result {
+            // The panic goes on; what was found before it still reaches the handler.
+            for error in &run_errors {
+                (self.error_handler)(error);
+            }
             resume_unwind(payload);
         }
         crate::event::update_events(world);
-        Ok(())
+        Ok(run_errors)
     }
 
     /// Runs the plan's segments in order, each followed by its sync point and its exclusive
@@ -634,7 +726,10 @@ impl<S: Storage> Schedule<S> {
                     system.discard(world);
                     first_panic.get_or_insert(payload);
                 }
-                None if !skipped => system.apply(world),
+                None if !skipped => {
+                    system.apply(world);
+                    self.collect_skipped(i, world);
+                }
                 None => {}
             }
         }

@@ -190,7 +190,7 @@ unsafe impl<S: Storage> SystemParam<S> for Commands<'_, '_> {
     }
 
     fn apply(state: &mut CommandQueue, world: &mut World<S>) {
-        world.apply(state);
+        world.apply_recording(state);
     }
 
     fn discard(state: &mut CommandQueue, world: &mut World<S>) {

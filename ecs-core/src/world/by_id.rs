@@ -5,6 +5,7 @@ use std::alloc::Layout;
 use std::ptr::NonNull;
 
 use super::World;
+use crate::bundle::BundleType;
 use crate::component::{ComponentId, ComponentInfo};
 use crate::entity::Entity;
 use crate::error::EcsError;
@@ -235,6 +236,114 @@ impl<S: Storage> World<S> {
             return Err(EcsError::NotPlainData(info.name().to_owned()));
         }
         Ok(info)
+    }
+}
+
+/// What [`World::insert_queued`] reuses between calls, so applying a queue of commands
+/// allocates nothing per command.
+#[derive(Default)]
+pub(crate) struct QueuedScratch {
+    ids: Vec<ComponentId>,
+    ptrs: Vec<NonNull<u8>>,
+    new: Vec<(ComponentId, NonNull<u8>)>,
+}
+
+impl<S: Storage> World<S> {
+    /// Moves every value of a queued bundle of type `ty` (at `bundle`) into `entity`: the
+    /// components it lacks are added in one storage call (one row move on a table backend,
+    /// straight into the table of the final set), the ones it has are replaced, and the
+    /// replaced values are dropped once every new value is in. Returns false, reading
+    /// nothing, when `entity` is not live.
+    ///
+    /// # Panics
+    /// If the bundle names one component twice (as [`World::spawn`]), before anything
+    /// changes.
+    ///
+    /// # Safety
+    /// `bundle` points to an initialised bundle of type `ty` (usable on any thread: bundles
+    /// are `Send + Sync`); when this returns true its values were moved in and the caller
+    /// must neither use nor drop them; when false they are untouched and still the caller's.
+    pub(crate) unsafe fn insert_queued(
+        &mut self,
+        entity: Entity,
+        ty: &BundleType,
+        bundle: NonNull<u8>,
+        scratch: &mut QueuedScratch,
+    ) -> bool {
+        if !self.entities.contains(entity) {
+            return false;
+        }
+        let info = self.bundles.info_erased(ty, &mut self.components);
+        scratch.ids.clear();
+        scratch.ids.extend_from_slice(info.components());
+        scratch.ptrs.clear();
+        // SAFETY: `bundle` points to a `ty` bundle (caller), valid while we use the pointers.
+        unsafe { (ty.value_ptrs)(bundle, &mut scratch.ptrs) };
+        debug_assert_eq!(scratch.ptrs.len(), scratch.ids.len());
+        scratch.new.clear();
+        let mut replaced = PendingDrops::default();
+        for (&id, &value) in scratch.ids.iter().zip(&scratch.ptrs) {
+            let info = self.components.info(id);
+            let Some(slot) = self.storage.get_ptr(entity, id) else {
+                scratch.new.push((id, value));
+                continue;
+            };
+            let old = TempValue::new(info.layout());
+            // SAFETY: `slot` holds the entity's initialised value of `id`; `old` is a
+            // disjoint buffer of its layout; `value` is the bundle's value of `id`'s type
+            // (the bundle's pointers follow its component ids), moved in here and forgotten
+            // by the caller on `true`.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    slot.as_ptr(),
+                    old.ptr.as_ptr(),
+                    info.layout().size(),
+                );
+                std::ptr::copy_nonoverlapping(value.as_ptr(), slot.as_ptr(), info.layout().size());
+            }
+            replaced.0.push((old, info.drop_fn()));
+            if info.tracks_changes() {
+                self.changes.on_changed(id, entity);
+            }
+        }
+        // SAFETY: the entity is live (so held) and lacks each of `new` (`get_ptr` said so),
+        // which are distinct (the bundle's info refused duplicates); each value is the
+        // bundle's owned value of its component (`Send + Sync`), forgotten by the caller.
+        unsafe {
+            self.storage
+                .insert_new_many(entity, &mut scratch.new, &self.components)
+        };
+        for &(id, _) in &scratch.new {
+            if self.components.info(id).tracks_changes() {
+                self.changes.on_added(id, entity);
+            }
+        }
+        replaced.run();
+        true
+    }
+}
+
+/// Values moved out of the storage, to drop once everything else is done: if one's `Drop`
+/// panics, the rest are still dropped while unwinding.
+#[derive(Default)]
+struct PendingDrops(Vec<(TempValue, Option<crate::component::DropFn>)>);
+
+impl PendingDrops {
+    fn run(mut self) {
+        while let Some((value, drop)) = self.0.pop() {
+            // SAFETY: each buffer holds an initialised value moved out of the storage, of
+            // the component whose drop function was recorded with it; popped, so dropped once.
+            unsafe { value.drop_value(drop) };
+        }
+    }
+}
+
+impl Drop for PendingDrops {
+    fn drop(&mut self) {
+        while let Some((value, drop)) = self.0.pop() {
+            // SAFETY: as in `run` (reached only when `run` was interrupted by a panic).
+            unsafe { value.drop_value(drop) };
+        }
     }
 }
 

@@ -5,6 +5,8 @@
 //! [`crate::resource`]; deferred commands in [`crate::commands`].
 
 mod by_id;
+
+pub(crate) use by_id::QueuedScratch;
 mod entity_access;
 mod entity_ref;
 mod insert_remove;
@@ -67,6 +69,9 @@ pub struct World<S: Storage> {
     /// can exist (see [`crate::hierarchy`]).
     pub(crate) hierarchy: Option<LinkIds>,
     index: EntityIndex,
+    /// Commands that did nothing when a system's queue was applied, until the schedule
+    /// collects them (see [`crate::commands::SkippedCommand`]); empty outside a sync point.
+    pub(crate) skipped_commands: Vec<crate::commands::SkippedCommand>,
 }
 
 impl<S: Storage> Default for World<S> {
@@ -96,6 +101,7 @@ impl<S: Storage> World<S> {
             resources: Resources::default(),
             hierarchy: None,
             index: EntityIndex::default(),
+            skipped_commands: Vec::new(),
         }
     }
 

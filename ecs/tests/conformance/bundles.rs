@@ -427,3 +427,96 @@ pub fn commands_insert_and_remove_bundles<S: Storage>() {
     assert_eq!(world.get::<Poison>(s), Some(&Poison(5)));
     assert!(world.has::<Tag>(s));
 }
+
+/// The tables (or sets) a world holds, with their components' names and rows, sorted: what
+/// a sequence of structural changes left behind.
+fn units<S: Storage>(world: &World<S>) -> Vec<(Vec<String>, usize)> {
+    let mut units: Vec<(Vec<String>, usize)> = world
+        .layout()
+        .storage
+        .units
+        .iter()
+        .map(|u| {
+            let mut names: Vec<String> = u.components.iter().map(|c| c.name.clone()).collect();
+            names.sort();
+            (names, u.rows)
+        })
+        .collect();
+    units.sort();
+    units
+}
+
+/// A queued bundle goes in at once: `Commands::spawn` leaves exactly the tables
+/// `World::spawn` does (no table per prefix of the bundle), `Commands::insert` of a bundle
+/// moves the row once (no table for a part of it), and the values land as given, with
+/// replaced ones dropped once and the change filters told.
+pub fn commands_move_a_bundle_once<S: Storage>() {
+    let ledger = Ledger::new();
+    let mut queued = World::<S>::new();
+    let mut added = queued.query_state::<Entity, Added<Hp>>().unwrap();
+    added.iter(&queued).for_each(drop);
+    let mut queue = CommandQueue::new();
+    let mut commands = Commands::new(&mut queue, &queued);
+    let spawned = commands.spawn((A(1), B("b".into()), Poison(2), Hp(3)));
+    let tagged = commands.spawn(Tag);
+    commands.insert(tagged, (A(5), B("x".into())));
+    queued.apply(&mut queue);
+    // `tagged` got {A, B} on top of {Tag} in one move: no table for {A, Tag} on the way,
+    // only the (now empty) one it came from.
+    let mut expected = World::<S>::new();
+    expected.spawn((A(1), B("b".into()), Poison(2), Hp(3)));
+    let left = expected.spawn(Tag);
+    expected.spawn((A(5), B("x".into()), Tag));
+    expected.despawn(left).unwrap();
+    assert_eq!(units(&queued), units(&expected));
+    assert_eq!(queued.get::<B>(spawned), Some(&B("b".into())));
+    assert_eq!(queued.get::<Poison>(spawned), Some(&Poison(2)));
+    assert_eq!(queued.get::<A>(tagged), Some(&A(5)));
+    assert!(queued.has::<Tag>(tagged));
+    assert_eq!(added.iter(&queued).collect::<Vec<_>>(), [spawned]);
+
+    // Replacing through a queued bundle: the old values dropped once, the new ones kept,
+    // `Changed` told; a bundle for a despawned entity is dropped, once.
+    let mut changed = queued.query_state::<Entity, Changed<Hp>>().unwrap();
+    changed.iter(&queued).for_each(drop);
+    let gone = queued.spawn(());
+    queued.despawn(gone).unwrap();
+    let mut commands = Commands::new(&mut queue, &queued);
+    commands.insert(spawned, (Hp(30), ledger.make(), A(10)));
+    commands.insert(spawned, (ledger.make(), Tag));
+    commands.insert(gone, (ledger.make(), A(0)));
+    queued.apply(&mut queue);
+    assert_eq!(queued.get::<Hp>(spawned), Some(&Hp(30)));
+    assert_eq!(queued.get::<A>(spawned), Some(&A(10)));
+    assert!(queued.has::<Tag>(spawned));
+    assert_eq!(changed.iter(&queued).collect::<Vec<_>>(), [spawned]);
+    assert_eq!(
+        ledger.dropped(),
+        2,
+        "the replaced ledger entry and the stale one"
+    );
+    drop(queued);
+    ledger.assert_all_dropped();
+}
+
+/// A replaced value whose `Drop` panics while a queued bundle is applied: every new value is
+/// in place first, the other replaced values are still dropped, and the world stays usable.
+pub fn commands_replacing_with_a_panicking_drop<S: Storage>() {
+    use crate::components::Bomb;
+    let ledger = Ledger::new();
+    let mut world = World::<S>::new();
+    let e = world.spawn((Bomb { armed: true }, ledger.make(), A(1)));
+    let mut queue = CommandQueue::new();
+    Commands::new(&mut queue, &world).insert(e, (Bomb { armed: false }, ledger.make(), A(2)));
+    let result = catch_unwind(AssertUnwindSafe(|| world.apply(&mut queue)));
+    assert!(result.is_err(), "the armed bomb's drop panicked");
+    assert_eq!(world.get::<A>(e), Some(&A(2)), "every new value is in");
+    assert_eq!(
+        ledger.dropped(),
+        1,
+        "the replaced ledger entry was dropped all the same"
+    );
+    world.despawn(e).unwrap();
+    drop(world);
+    ledger.assert_all_dropped();
+}

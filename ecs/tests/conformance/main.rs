@@ -67,6 +67,8 @@ backends! {
     bundles::bundle_operations_drop_each_value_once => bundle_drops_exactly_once,
     bundles::duplicate_components_in_bundles_panic => bundle_duplicates_panic,
     bundles::commands_insert_and_remove_bundles => commands_bundles,
+    bundles::commands_move_a_bundle_once => commands_move_a_bundle_once,
+    bundles::commands_replacing_with_a_panicking_drop => commands_replacing_panicking_drop,
     access::get_many_mut_hands_out_disjoint_references => get_many_mut_disjoint,
     access::get_many_mut_reports_each_error => get_many_mut_errors,
     access::get_many_mut_tracked_records_writes_only => get_many_mut_tracked,
