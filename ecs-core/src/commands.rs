@@ -226,6 +226,36 @@ impl<'w, 's> Commands<'w, 's> {
         self.queue.commands.push(Command::Despawn(entity));
     }
 
+    /// Commands about one entity, chained: `commands.entity(e).insert(a).remove::<B>()`.
+    /// The entity is not checked now; a command on an entity that is gone when it is
+    /// applied is skipped and reported, as every command is.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, commands::{CommandQueue, Commands}, testing::VecStorage};
+    /// #[derive(Component)]
+    /// struct Hp(u32);
+    /// #[derive(Component)]
+    /// struct Stunned;
+    /// let mut world = World::<VecStorage>::new();
+    /// let parent = world.spawn(());
+    /// let e = world.spawn(Stunned);
+    /// let mut queue = CommandQueue::new();
+    /// let mut commands = Commands::new(&mut queue, &world);
+    /// commands.entity(e).insert(Hp(3)).remove::<Stunned>().set_parent(parent);
+    /// let spawned = commands.spawn(Hp(1));
+    /// commands.entity(spawned).insert(Stunned);
+    /// world.apply(&mut queue);
+    /// assert_eq!(world.get::<Hp>(e).map(|hp| hp.0), Some(3));
+    /// assert!(!world.has::<Stunned>(e) && world.has::<Stunned>(spawned));
+    /// assert_eq!(world.parent(e), Ok(Some(parent)));
+    /// ```
+    pub fn entity(&mut self, entity: Entity) -> EntityCommands<'_, 'w, 's> {
+        EntityCommands {
+            commands: self,
+            entity,
+        }
+    }
+
     /// Queues making `child` the last child of `parent` ([`World::set_parent`]). When
     /// applied, a stale handle or a would-be cycle makes the command do nothing.
     ///
@@ -281,6 +311,61 @@ impl<'w, 's> Commands<'w, 's> {
         self.queue
             .commands
             .push(Command::RemoveResource(TypeId::of::<R>()));
+    }
+}
+
+/// Commands about one entity ([`Commands::entity`]); each method queues one command and
+/// returns the builder for the next.
+pub struct EntityCommands<'a, 'w, 's> {
+    commands: &'a mut Commands<'w, 's>,
+    entity: Entity,
+}
+
+impl EntityCommands<'_, '_, '_> {
+    /// The entity the commands are about.
+    pub fn id(&self) -> Entity {
+        self.entity
+    }
+
+    /// Queues inserting (or replacing) the bundle's components ([`Commands::insert`]).
+    pub fn insert<B: Bundle>(&mut self, bundle: B) -> &mut Self {
+        self.commands.insert(self.entity, bundle);
+        self
+    }
+
+    /// Queues removing bundle `B`'s components, all or nothing ([`Commands::remove`]).
+    pub fn remove<B: Bundle>(&mut self) -> &mut Self {
+        self.commands.remove::<B>(self.entity);
+        self
+    }
+
+    /// Queues making the entity the last child of `parent` ([`Commands::set_parent`]).
+    pub fn set_parent(&mut self, parent: Entity) -> &mut Self {
+        self.commands.set_parent(self.entity, parent);
+        self
+    }
+
+    /// Queues making the entity a root ([`Commands::remove_parent`]).
+    pub fn remove_parent(&mut self) -> &mut Self {
+        self.commands.remove_parent(self.entity);
+        self
+    }
+
+    /// Queues spawning `bundle` as the entity's last child; returns the child.
+    pub fn spawn_child<B: Bundle>(&mut self, bundle: B) -> Entity {
+        let child = self.commands.spawn(bundle);
+        self.commands.set_parent(child, self.entity);
+        child
+    }
+
+    /// Queues despawning the entity ([`Commands::despawn`]).
+    pub fn despawn(&mut self) {
+        self.commands.despawn(self.entity);
+    }
+
+    /// Queues despawning the entity and its descendants ([`Commands::despawn_recursive`]).
+    pub fn despawn_recursive(&mut self) {
+        self.commands.despawn_recursive(self.entity);
     }
 }
 

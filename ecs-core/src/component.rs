@@ -491,6 +491,26 @@ impl Components {
         self.type_names.get(&name).map_or(&[], Vec::as_slice)
     }
 
+    /// How `id` is named in tables meant for a person ([`World::layout`](crate::World::layout)):
+    /// a Rust type by its short name (`Shield` for `game::Shield`), a named instance by its
+    /// name and its type's short name (`Front (Shield)`), a run-time component by the name it
+    /// was registered with.
+    ///
+    /// # Panics
+    /// If `id` is not registered here.
+    pub fn short_name(&self, id: ComponentId) -> String {
+        let info = self.info(id);
+        match info.instance() {
+            Some(instance) => format!(
+                "{} ({})",
+                self.names.text(instance.name()),
+                self.short_name(instance.of())
+            ),
+            None if info.type_id().is_some() => short_type_name(info.name()).to_owned(),
+            None => info.name().to_owned(),
+        }
+    }
+
     /// The Rust component types whose short name is `text`: through the index once it is
     /// built, else by scanning the registry (a world with no named instance keeps no index).
     pub fn types_with_short_name<'a>(

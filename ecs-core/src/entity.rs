@@ -21,6 +21,22 @@ use std::num::NonZeroU64;
 pub struct Entity(NonZeroU64);
 
 impl Entity {
+    /// A handle no world ever hands out (index `u32::MAX`, which the allocator never uses,
+    /// and the largest generation): a value for a field that must hold some `Entity` before
+    /// the real one is known. Every world API answers it as a stale handle.
+    ///
+    /// ```
+    /// # use ecs_core::{Entity, World, EcsError, testing::VecStorage};
+    /// let mut world = World::<VecStorage>::new();
+    /// world.spawn(());
+    /// assert!(!world.contains(Entity::PLACEHOLDER));
+    /// assert_eq!(world.despawn(Entity::PLACEHOLDER), Err(EcsError::NoSuchEntity(Entity::PLACEHOLDER)));
+    /// ```
+    pub const PLACEHOLDER: Entity = match Entity::new(u32::MAX, u32::MAX) {
+        Some(entity) => entity,
+        None => panic!("a non-zero generation makes a handle"),
+    };
+
     /// Whether two runs of handles are the same, compared as one block of memory (`memcmp`):
     /// sparse storages check whether two sets hold a run of entities in the same order.
     #[inline]

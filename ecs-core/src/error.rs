@@ -93,6 +93,14 @@ pub enum EcsError {
         /// The systems of one cycle, in order.
         systems: Vec<String>,
     },
+    /// An ordering constraint of a schedule that cannot mean what it says (see
+    /// [`Schedule::build`](crate::Schedule::build)).
+    ScheduleConstraint {
+        /// The system (or `set "label"`) the constraint is on.
+        system: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// Making `child` a child of `parent` would make it its own ancestor: `parent` is
     /// `child` itself or one of its descendants. Nothing was changed.
     HierarchyCycle {
@@ -232,6 +240,9 @@ impl fmt::Display for EcsError {
                 systems.join(" runs before "),
                 systems.first().map_or("", String::as_str)
             ),
+            EcsError::ScheduleConstraint { system, reason } => {
+                write!(f, "ordering constraint of {system} ignored: {reason}")
+            }
             EcsError::HierarchyCycle { child, parent } => write!(
                 f,
                 "entity {parent:?} cannot be the parent of {child:?}: it is {child:?} or one of its descendants, \
@@ -258,7 +269,9 @@ impl fmt::Display for EcsError {
             ),
             EcsError::PropertyType { component, property, expected, found } => write!(
                 f,
-                "property \"{property}\" of {component} is a {expected}, not a {found}"
+                "property \"{property}\" of {component} is {} {expected}, not {} {found}",
+                expected.article(),
+                found.article()
             ),
             EcsError::IndexTaken { held, given } => write!(
                 f,

@@ -18,7 +18,7 @@
 
 use std::fmt;
 
-use crate::component::{short_type_name, ComponentId, Components};
+use crate::component::{ComponentId, Components};
 
 /// What a storage unit is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -55,13 +55,14 @@ pub struct ComponentBytes {
 }
 
 impl ComponentBytes {
-    /// `bytes` bytes of component `id`, named from `components` (a Rust type by its short
-    /// name: `Position`, not `game::Position`).
+    /// `bytes` bytes of component `id`, named from `components` by
+    /// [`Components::short_name`] (`Position`, not `game::Position`; a named instance as
+    /// `Front (Shield)`).
     pub fn new(id: ComponentId, components: &Components, bytes: usize) -> ComponentBytes {
-        let name = components.get(id).map_or_else(
-            || format!("#{}", id.index()),
-            |info| short_type_name(info.name()).to_owned(),
-        );
+        let name = match components.get(id) {
+            Some(_) => components.short_name(id),
+            None => format!("#{}", id.index()),
+        };
         ComponentBytes { id, name, bytes }
     }
 }

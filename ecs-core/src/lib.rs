@@ -73,7 +73,7 @@ pub use bundle::Bundle;
 pub use change::Mut;
 // `#[derive(Component)]` and `#[derive(Bundle)]`, beside the traits of the same names (the
 // derives name this crate `::ecs_core`; the `ecs` facade re-exports its own flavour).
-pub use commands::{CommandQueue, Commands};
+pub use commands::{CommandQueue, Commands, EntityCommands};
 pub use component::{
     Component, ComponentDescriptor, ComponentId, Immutable, Mutable, StorageKind, Tracked,
 };
@@ -107,7 +107,7 @@ pub mod prelude {
     pub use crate::properties::{PropertyKind, PropertyValue};
     pub use crate::query::{Added, BatchSize, Changed, Or, QueryState, With, Without};
     pub use crate::resource::{Res, ResMut, Resource};
-    pub use crate::schedule::{Schedule, SystemId, Target};
+    pub use crate::schedule::{ChainSystems, Schedule, SystemId, Target};
     pub use crate::snapshot::{MapEntities, SnapshotRegistry};
     pub use crate::storage::Storage;
     pub use crate::system::{IntoSystem, Local, ParamSet, Query, System};

@@ -185,6 +185,19 @@ impl fmt::Display for PropertyKind {
 }
 
 impl PropertyKind {
+    /// "a" or "an", as the kind's name is read aloud: "an f32", "an i8", "a u32", "a bool".
+    pub fn article(self) -> &'static str {
+        match self {
+            PropertyKind::I8
+            | PropertyKind::I16
+            | PropertyKind::I32
+            | PropertyKind::I64
+            | PropertyKind::F32
+            | PropertyKind::F64 => "an",
+            _ => "a",
+        }
+    }
+
     /// Parses `text` as a value of this kind (what a script or console types): numbers as
     /// Rust parses them, `true`/`false`, a string as is, a vector as numbers separated by
     /// commas (`0.5,1,0`). `None` when the text does not fit the kind.

@@ -112,6 +112,7 @@ pub use ecs_core::bundle::Bundle;
 pub use ecs_core::component::Component;
 pub use ecs_core::hierarchy;
 pub use ecs_core::query::{DynFilter, DynQuery};
+pub use ecs_core::schedule::{errors, ChainSystems, RunError, RunErrorKind};
 pub use ecs_core::snapshot;
 pub use ecs_core::snapshot::{MapEntities, SnapshotRegistry};
 pub use ecs_core::{
@@ -130,6 +131,7 @@ pub mod prelude {
     pub use crate::{Bundle, Component, MapEntities, SnapshotRegistry};
     pub use crate::{DynFilter, DynQuery};
     pub use crate::{ParamSet, Query, Schedule};
+    pub use ecs_core::schedule::ChainSystems;
     pub use ecs_core::{
         Added, BatchSize, Changed, ChildOf, Children, CommandQueue, Commands, ComponentDescriptor,
         ComponentId, EcsError, Entity, EventReader, EventWriter, Events, Immutable, IntoSystem,

@@ -35,6 +35,8 @@ backends! {
     events_reach_each_reader_once,
     try_run_reports_every_problem,
     skipped_commands_reach_the_error_channel,
+    build_reports_every_problem_before_any_system_runs,
+    tuples_chain_and_closure_names,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1019,4 +1021,112 @@ fn skipped_commands_reach_the_error_channel<S: Storage>() {
         ]
     );
     assert!(world.has::<A>(parent), "the failed remove removed nothing");
+}
+
+/// `Schedule::build` finds, in one `Result`, every problem that would keep the schedule from
+/// running, and runs nothing: a cycle, a system ordered before itself, a constraint naming a
+/// set no system is in, a set configured with no system, a system whose own parameters
+/// conflict, a missing resource and a missing event.
+fn build_reports_every_problem_before_any_system_runs<S: Storage>() {
+    struct Missing;
+    #[derive(Debug)]
+    struct Ping;
+    #[derive(Default)]
+    struct Ran(u32);
+    fn needs(_: Res<Missing>, mut ran: ResMut<Ran>) {
+        ran.0 += 1;
+    }
+    fn reads_pings(mut pings: EventReader<Ping>) {
+        pings.read().for_each(drop);
+    }
+    fn conflicting<S: Storage>(_: Query<'_, '_, &mut A, (), S>, _: Query<'_, '_, &A, (), S>) {}
+    fn tick(mut ran: ResMut<Ran>) {
+        ran.0 += 1;
+    }
+    let mut world = World::<S>::new();
+    world.insert_resource(Ran::default());
+    let mut s = Schedule::<S>::new();
+    let a = s.add_system(needs);
+    let b = s.add_system(reads_pings);
+    s.add_system(conflicting::<S>);
+    let c = s.add_system(tick);
+    let d = s.add_system(|mut ran: ResMut<Ran>| ran.0 += 1);
+    s.configure(c).before(d);
+    s.configure(d).before(c); // a cycle
+    s.configure(b).before(b); // itself
+    s.configure(a).after("physics"); // no system is in "physics"
+    s.configure_set("render").before("ui"); // neither set has a system
+    let err = s.build(&mut world).unwrap_err();
+    let EcsError::Many(problems) = &err else {
+        panic!("{err}")
+    };
+    let count = |f: fn(&EcsError) -> bool| problems.iter().filter(|e| f(e)).count();
+    assert_eq!(
+        count(|e| matches!(e, EcsError::MissingResource { .. })),
+        2,
+        "{err}"
+    );
+    assert_eq!(
+        count(|e| matches!(e, EcsError::SystemConflict { .. })),
+        1,
+        "{err}"
+    );
+    assert_eq!(
+        count(|e| matches!(e, EcsError::ScheduleCycle { .. })),
+        1,
+        "{err}"
+    );
+    // b before b; a after "physics"; set "render" before "ui"; "render" has no system.
+    assert_eq!(
+        count(|e| matches!(e, EcsError::ScheduleConstraint { .. })),
+        4,
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("closure at "),
+        "closures are named by place: {err}"
+    );
+    assert_eq!(world.resource::<Ran>().unwrap().0, 0, "nothing ran");
+    assert!(
+        s.try_run(&mut world).is_err(),
+        "try_run checks the same before running"
+    );
+    assert_eq!(world.resource::<Ran>().unwrap().0, 0);
+}
+
+/// Systems added as a tuple run in the order given where they conflict; `.chain()` orders
+/// each before the next even where they do not; closures are named where they were added.
+fn tuples_chain_and_closure_names<S: Storage>() {
+    #[derive(Default)]
+    struct Log(Vec<&'static str>);
+    struct Other;
+    fn first(mut log: ResMut<Log>) {
+        log.0.push("first");
+    }
+    fn second(mut log: ResMut<Log>) {
+        log.0.push("second");
+    }
+    fn unrelated(_: Res<Other>) {}
+    let mut world = World::<S>::new();
+    world.insert_resource(Log::default());
+    world.insert_resource(Other);
+    let mut s = Schedule::<S>::new();
+    let ids = s.add_systems((second, unrelated, first).chain());
+    let more = s.add_systems((|mut log: ResMut<Log>| log.0.push("closure"), unrelated));
+    s.run(&mut world);
+    assert_eq!(
+        world.resource::<Log>().unwrap().0,
+        ["second", "first", "closure"]
+    );
+    // `unrelated` conflicts with nothing, yet the chain put it after `second`.
+    let waves = s.waves().unwrap();
+    let wave_of = |id| waves.iter().position(|w| w.contains(&id)).unwrap();
+    assert!(wave_of(ids[0]) < wave_of(ids[1]) && wave_of(ids[1]) < wave_of(ids[2]));
+    assert!(
+        s.name(more[0])
+            .starts_with("closure at ecs/tests/schedule.rs:"),
+        "{}",
+        s.name(more[0])
+    );
+    assert!(s.name(ids[0]).ends_with("second"), "{}", s.name(ids[0]));
 }

@@ -212,10 +212,10 @@ impl Flow {
                     .world
                     .get_property(entity, instance, property)
                     .map_err(|err| self.describe(err, e))?;
-                current
-                    .kind()
-                    .parse(text)
-                    .ok_or_else(|| format!("`{text}` is not a {}", current.kind()))?
+                current.kind().parse(text).ok_or_else(|| {
+                    let kind = current.kind();
+                    format!("`{text}` is not {} {kind}", kind.article())
+                })?
             }
         };
         self.world
@@ -270,7 +270,11 @@ impl Flow {
                 found,
                 ..
             } => {
-                format!("`{property}` is a {expected}, not a {found}")
+                format!(
+                    "`{property}` is {} {expected}, not {} {found}",
+                    expected.article(),
+                    found.article()
+                )
             }
             other => other.to_string(),
         }

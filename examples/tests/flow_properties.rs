@@ -37,9 +37,9 @@ changed: 2 Vignette
 > changed
 changed: nothing
 > set 1 Fog density thick
-error: `thick` is not a f32
+error: `thick` is not an f32
 > set 1 Fog density \"thick\"
-error: `density` is a f32, not a string
+error: `density` is an f32, not a string
 > set 1 Smoke density 0.5
 error: entity 1 has no instance `Smoke`
 > get 1 Fog colour
@@ -75,7 +75,7 @@ fn mistakes_change_nothing() {
     assert_eq!(
         out,
         "> spawn fogbox\nspawned 1\n\
-         > set 1 Fog density \"x\"\nerror: `density` is a f32, not a string\n\
+         > set 1 Fog density \"x\"\nerror: `density` is an f32, not a string\n\
          > set 1 Fog tint 1,2\nerror: `1,2` is not a vec3\n\
          > get 1 Fog density\nFog.density = 0.5\n\
          > get 1 Fog tint\nFog.tint = (1, 1, 1)\n\

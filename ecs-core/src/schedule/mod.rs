@@ -58,7 +58,7 @@
 
 use std::any::Any;
 use std::borrow::Cow;
-use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe, Location};
 
 use parking_lot::Mutex;
 
@@ -69,9 +69,11 @@ use crate::world::{World, WorldId};
 
 pub mod errors;
 mod plan;
+mod tuples;
 
 pub use errors::{ErrorHandler, RunError, RunErrorKind};
 use plan::{Node, Plan, Segment};
+pub use tuples::{Chain, ChainSystems, IntoSystems};
 
 /// A system's handle in its [`Schedule`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -364,11 +366,49 @@ impl<S: Storage> Schedule<S> {
         self
     }
 
-    /// Adds a system after the others; its name is its function path.
+    /// Adds a system after the others; its name is its function path, or for a closure
+    /// `closure at src/main.rs:42:5` (where it was added).
+    #[track_caller]
     pub fn add_system<M, I: IntoSystem<S, M>>(&mut self, system: I) -> SystemId {
+        self.add_system_at(system, Location::caller())
+    }
+
+    /// [`Schedule::add_system`], naming a closure after `location`.
+    fn add_system_at<M, I: IntoSystem<S, M>>(
+        &mut self,
+        system: I,
+        location: &'static Location<'static>,
+    ) -> SystemId {
         let system = system.into_system();
-        let name = Cow::Owned(system.name().to_owned());
+        let name = readable_name(system.name(), location);
         self.push(Box::new(system), name)
+    }
+
+    /// Adds several systems at once: a tuple of up to 16 systems, in order, or the same
+    /// tuple with [`.chain()`](ChainSystems::chain), which also orders each one before the
+    /// next (whatever their accesses). Returns their ids in order.
+    ///
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// # use ecs_core::testing::VecStorage;
+    /// #[derive(Default)]
+    /// struct Log(Vec<&'static str>);
+    /// fn read(log: Res<Log>) { let _ = log.0.len(); }
+    /// fn a(mut log: ResMut<Log>) { log.0.push("a"); }
+    /// fn b(mut log: ResMut<Log>) { log.0.push("b"); }
+    /// let mut world = World::<VecStorage>::new();
+    /// world.insert_resource(Log::default());
+    /// let mut schedule = Schedule::new();
+    /// let ids = schedule.add_systems((b, a).chain()); // b, then a
+    /// let more = schedule.add_systems((read, |log: Res<Log>| assert!(log.0.len() <= 2)));
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.resource::<Log>().unwrap().0, ["b", "a"]);
+    /// assert_eq!(ids.len() + more.len(), 4);
+    /// assert!(schedule.name(more[1]).starts_with("closure at "), "{}", schedule.name(more[1]));
+    /// ```
+    #[track_caller]
+    pub fn add_systems<M, I: IntoSystems<S, M>>(&mut self, systems: I) -> Vec<SystemId> {
+        systems.add_to(self, Location::caller())
     }
 
     /// Adds a system under a name of your choice (see [`Schedule::id_of`]).
@@ -546,6 +586,54 @@ impl<S: Storage> Schedule<S> {
         Plan::new(&nodes, &self.ordering_edges())
     }
 
+    /// Ordering constraints that cannot mean what they say: a system ordered before or after
+    /// itself (or a set it is in), a set ordered against itself, and sets named in
+    /// constraints (or configured) that no system is in (a typo, or a system not added).
+    fn check_constraints(&self) -> Vec<EcsError> {
+        let mut errors = Vec::new();
+        let has_members = |label: &str| self.entries.iter().any(|e| e.sets.contains(&label));
+        let errors_out = &mut errors;
+        let mut check = |owner: &str, own: Target, in_sets: &[&'static str], c: &Constraints<S>| {
+            for &target in c.before.iter().chain(&c.after) {
+                let reason = match target {
+                    t if t == own => Some("it is ordered before or after itself".to_owned()),
+                    Target::Set(label) if in_sets.contains(&label) => Some(format!(
+                        "it is ordered against set \"{label}\", which it is in"
+                    )),
+                    Target::Set(label) if !has_members(label) => Some(format!(
+                        "it is ordered against set \"{label}\", which no system is in"
+                    )),
+                    _ => None,
+                };
+                if let Some(reason) = reason {
+                    errors_out.push(EcsError::ScheduleConstraint {
+                        system: owner.to_owned(),
+                        reason,
+                    });
+                }
+            }
+        };
+        for (i, entry) in self.entries.iter().enumerate() {
+            check(
+                &entry.name,
+                Target::System(SystemId(i)),
+                &entry.sets,
+                &entry.constraints,
+            );
+        }
+        for set in &self.sets {
+            let owner = format!("set \"{}\"", set.label);
+            check(&owner, Target::Set(set.label), &[], &set.constraints);
+        }
+        for set in self.sets.iter().filter(|set| !has_members(set.label)) {
+            errors.push(EcsError::ScheduleConstraint {
+                system: format!("set \"{}\"", set.label),
+                reason: "no system is in it (configured, but no system was added to it)".to_owned(),
+            });
+        }
+        errors
+    }
+
     /// Every explicit "runs before" pair, with sets expanded to their systems.
     fn ordering_edges(&self) -> Vec<(usize, usize)> {
         let members = |target: Target| -> Vec<usize> {
@@ -579,7 +667,6 @@ impl<S: Storage> Schedule<S> {
         edges
     }
 
-    /// Whether entry `i` runs this time: its conditions and its sets' all answer true.
     /// Takes the commands entry `i`'s sync point skipped as the run's problems.
     fn collect_skipped(&mut self, i: usize, world: &mut World<S>) {
         if world.skipped_commands.is_empty() {
@@ -593,6 +680,7 @@ impl<S: Storage> Schedule<S> {
             }));
     }
 
+    /// Whether entry `i` runs this time: its conditions and its sets' all answer true.
     fn should_run(&self, i: usize, world: &World<S>) -> bool {
         let entry = &self.entries[i];
         entry.constraints.allow(world)
@@ -641,9 +729,45 @@ impl<S: Storage> Schedule<S> {
         }
     }
 
-    /// Runs the schedule, returning the problems found while the systems ran (counted), or
-    /// the error that kept them from running.
-    fn run_collecting(&mut self, world: &mut World<S>) -> Result<Vec<RunError>, EcsError> {
+    /// Checks everything that would keep the schedule from running on `world`, without
+    /// running a system: what [`Schedule::try_run`] checks first, for a program that wants
+    /// every problem at start-up (systems are initialised here, as by
+    /// [`Schedule::initialize`]).
+    ///
+    /// # Errors
+    /// Every problem found, together in [`EcsError::Many`] when there are several: systems
+    /// whose own parameters conflict ([`EcsError::SystemConflict`]), resources and events a
+    /// system needs that the world does not hold ([`EcsError::MissingResource`]), ordering
+    /// constraints that form a cycle ([`EcsError::ScheduleCycle`]), a system ordered
+    /// against itself or against a set no system is in, a set configured with no system in
+    /// it ([`EcsError::ScheduleConstraint`]).
+    ///
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// # use ecs_core::testing::VecStorage;
+    /// struct Gravity(f32);
+    /// fn fall(g: Res<Gravity>) { let _ = g.0; }
+    /// fn draw() {}
+    /// let mut world = World::<VecStorage>::new();
+    /// let mut schedule = Schedule::new();
+    /// let fall = schedule.add_system(fall);
+    /// let draw = schedule.add_system(draw);
+    /// schedule.configure(draw).before(draw).after("physics");
+    /// let err = schedule.build(&mut world).unwrap_err();
+    /// let EcsError::Many(problems) = err else { panic!("{err}") };
+    /// assert_eq!(problems.len(), 3, "{problems:?}"); // the missing Gravity, draw twice
+    /// world.insert_resource(Gravity(9.8));
+    /// schedule.configure(fall).in_set("physics");
+    /// let _ = draw;
+    /// ```
+    pub fn build(&mut self, world: &mut World<S>) -> Result<(), EcsError> {
+        let plan = self.prepare(world)?;
+        self.plan = Some(plan);
+        Ok(())
+    }
+
+    /// [`Schedule::build`], keeping the plan for the run.
+    fn prepare(&mut self, world: &mut World<S>) -> Result<Plan, EcsError> {
         // Problems are gathered, not returned one at a time: a system whose parameters
         // conflict stays out of the plan, and the others are still checked.
         let mut errors = Vec::new();
@@ -651,22 +775,38 @@ impl<S: Storage> Schedule<S> {
             flatten_into(err, &mut errors);
         }
         world.flush();
-        let plan = match self.take_plan() {
+        // Constraints change only through `add_system`/`configure`, which drop the cached
+        // plan: with a plan cached, they were checked when it was made.
+        if self.plan.is_none() {
+            errors.extend(self.check_constraints());
+        }
+        let plan = self.take_plan();
+        // Every enabled system is checked against the world, planned or not (a cycle keeps
+        // the plan from being made, not the other problems from being found).
+        errors.extend(
+            self.entries
+                .iter()
+                .filter(|e| e.enabled && e.system.is_initialized())
+                .filter_map(|e| e.system.validate(world).err()),
+        );
+        let plan = match plan {
             Ok(plan) => plan,
             Err(err) => {
                 flatten_into(err, &mut errors);
-                return EcsError::all(errors).map(|()| Vec::new());
+                return EcsError::all(errors).map(|()| unreachable!("a plan error was added"));
             }
         };
-        errors.extend(
-            plan.order
-                .iter()
-                .filter_map(|&i| self.entries[i].system.validate(world).err()),
-        );
         if !errors.is_empty() {
-            self.plan = Some(plan);
-            return EcsError::all(errors).map(|()| Vec::new());
+            // Not cached: the next run checks everything again.
+            return EcsError::all(errors).map(|()| unreachable!("errors is not empty"));
         }
+        Ok(plan)
+    }
+
+    /// Runs the schedule, returning the problems found while the systems ran (counted), or
+    /// the error that kept them from running.
+    fn run_collecting(&mut self, world: &mut World<S>) -> Result<Vec<RunError>, EcsError> {
+        let plan = self.prepare(world)?;
         let result = self.run_segments(&plan, world);
         self.plan = Some(plan);
         let run_errors = std::mem::take(&mut self.run_errors);
@@ -797,6 +937,17 @@ fn run_parallel<S: Storage>(
         *panics[k].lock() = panic;
         ok
     });
+}
+
+/// A system's name for messages: its function path, or for a closure (whose type name is
+/// `main::{{closure}}` whatever it does) `closure at file:line:column` of the line that
+/// added it.
+fn readable_name(name: &str, location: &Location<'_>) -> Cow<'static, str> {
+    if name.contains("{{closure}}") {
+        Cow::Owned(format!("closure at {location}"))
+    } else {
+        Cow::Owned(name.to_owned())
+    }
 }
 
 /// `a::b::name<X::Y>` -> `name`.

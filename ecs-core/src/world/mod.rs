@@ -624,6 +624,28 @@ impl<S: Storage> World<S> {
         self.query_at::<Q, F>(index)
     }
 
+    /// Like [`World::query`], reporting an aliasing query as an error instead of panicking.
+    ///
+    /// # Errors
+    /// [`EcsError::QueryConflict`] when `Q` would alias a component.
+    ///
+    /// ```
+    /// # use ecs_core::{World, Component, EcsError, testing::VecStorage};
+    /// #[derive(Component)]
+    /// struct A(u32);
+    /// let mut world = World::<VecStorage>::new();
+    /// world.spawn(A(1));
+    /// assert_eq!(world.try_query::<&A>().unwrap().count(), 1);
+    /// let err = world.try_query::<(&mut A, &A)>().err().unwrap();
+    /// assert!(matches!(err, EcsError::QueryConflict { .. }));
+    /// ```
+    #[inline]
+    pub fn try_query<Q: QueryData + 'static>(
+        &mut self,
+    ) -> Result<QueryIter<'_, Q, (), S>, EcsError> {
+        self.try_query_filtered::<Q, ()>()
+    }
+
     /// Like [`World::query_filtered`], reporting an aliasing query as an error.
     ///
     /// # Errors

@@ -9,6 +9,7 @@ mod batches;
 mod bundles;
 mod components;
 mod contract;
+mod determinism;
 mod drops;
 mod hierarchy;
 mod layout;
@@ -27,6 +28,7 @@ mod backends;
 backends! {
     world_layout::layout_agrees_with_memory_and_counts => world_layout,
     world_layout::query_walks_cover_the_matches => query_walks,
+    world_layout::named_instances_print_by_name => layout_named_instances,
     model::random_operations_match_hashmap_model => model_100k_ops,
     drops::every_value_dropped_exactly_once => drops_exactly_once,
     drops::panicking_drop_on_despawn => panic_on_despawn,
@@ -40,6 +42,8 @@ backends! {
     layout::entities_without_components => entities_without_components,
     stale::stale_handles_rejected_everywhere => stale_handles,
     stale::reused_index_does_not_alias => reused_index,
+    stale::placeholder_is_never_live => placeholder_never_live,
+    determinism::same_calls_give_the_same_handles_and_bytes => determinism_handles_and_bytes,
     queries::aliasing_queries_rejected => aliasing_rejected,
     queries::filters_and_options => filters_and_options,
     queries::query_state_sees_new_layout => query_state_sees_new_layout,

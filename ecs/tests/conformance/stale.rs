@@ -98,3 +98,31 @@ pub fn reused_index_does_not_alias<S: Storage>() {
     assert_eq!(world.insert(old, Tag), Err(EcsError::NoSuchEntity(old)));
     assert!(!world.has::<Tag>(new));
 }
+
+/// `Entity::PLACEHOLDER` (index `u32::MAX`) is never live: every API answers it as a stale
+/// handle on every backend, without touching any entity, and commands on it are skipped.
+pub fn placeholder_is_never_live<S: Storage>() {
+    use ecs_core::commands::{CommandQueue, Commands};
+    let p = ecs_core::Entity::PLACEHOLDER;
+    let mut world = World::<S>::new();
+    let e = world.spawn((A(1), B("b".into())));
+    for _ in 0..3 {
+        world.spawn(A(2));
+    }
+    assert!(!world.contains(p));
+    assert_eq!(world.get::<A>(p), None);
+    assert!(world.get_mut::<A>(p).is_none());
+    assert!(!world.has::<A>(p));
+    assert_eq!(world.insert(p, A(3)), Err(EcsError::NoSuchEntity(p)));
+    assert_eq!(world.remove::<A>(p), Err(EcsError::NoSuchEntity(p)));
+    assert_eq!(world.despawn(p), Err(EcsError::NoSuchEntity(p)));
+    assert_eq!(world.set_parent(p, e), Err(EcsError::NoSuchEntity(p)));
+    assert!(world.find(p, "A").is_none());
+    let mut queue = CommandQueue::new();
+    let mut commands = Commands::new(&mut queue, &world);
+    commands.insert(p, A(4));
+    commands.despawn(p);
+    assert_eq!(world.apply(&mut queue).len(), 2);
+    assert_eq!(world.len(), 4);
+    assert_eq!(world.get::<A>(e), Some(&A(1)));
+}

@@ -158,3 +158,38 @@ pub fn query_walks_cover_the_matches<S: Storage>() {
     }
     assert_eq!(alone.walk(&world).rows, n as usize);
 }
+
+/// Named instances are told apart in the layout: `Front (Sp)` and `Rear (Sp)`, not the
+/// type's name cut at its last path separator (`Sp)`), in the units, the change logs and
+/// the printed table.
+pub fn named_instances_print_by_name<S: Storage>() {
+    let mut world = World::<S>::new();
+    let e = world.spawn(A(1));
+    world.insert_named(e, "Front", Sp(1)).unwrap();
+    world.insert_named(e, "Rear", Sp(2)).unwrap();
+    world.insert_named(e, "Shield", Hp(3)).unwrap();
+    let layout = world.layout();
+    let mut names: Vec<String> = layout
+        .storage
+        .units
+        .iter()
+        .flat_map(|u| u.components.iter().map(|c| c.name.clone()))
+        .collect();
+    names.sort();
+    names.dedup();
+    assert_eq!(names, ["A", "Front (Sp)", "Rear (Sp)", "Shield (Hp)"]);
+    let logs: Vec<&str> = layout
+        .change_logs
+        .iter()
+        .map(|l| l.component.name.as_str())
+        .collect();
+    assert!(
+        logs.iter().all(|&l| l == "Shield (Hp)" || l == "Hp"),
+        "{logs:?}"
+    );
+    let printed = layout.to_string();
+    assert!(
+        printed.contains("Front (Sp)") && printed.contains("Rear (Sp)"),
+        "{printed}"
+    );
+}
