@@ -212,13 +212,14 @@ pub unsafe trait Bundle: Sized + Send + Sync + 'static {
     /// The first error of [`ComponentSource::take`]; values taken before it are dropped.
     fn take_from(source: &mut impl ComponentSource) -> Result<Self, EcsError>;
 
-    /// Appends a pointer to each component value inside `*this`, in field order (the order
-    /// of [`Bundle::component_ids`]): how a type-erased caller (a queued command) hands all
-    /// of a bundle's values to the storage at once, moving each out exactly where it is.
+    /// Calls `out` with a pointer to each component value inside `*this`, in field order
+    /// (the order of [`Bundle::component_ids`]): how a type-erased caller (a queued command)
+    /// hands all of a bundle's values to the storage at once, moving each out exactly where
+    /// it is.
     ///
     /// # Safety
     /// `this` points to a bundle, valid for reads and writes while the pointers are used.
-    unsafe fn value_ptrs(this: NonNull<Self>, out: &mut Vec<NonNull<u8>>);
+    unsafe fn value_ptrs(this: NonNull<Self>, out: &mut dyn FnMut(NonNull<u8>));
 }
 
 // SAFETY: one component: one id, and one visit, at index 0, as `T`.
@@ -243,8 +244,8 @@ unsafe impl<T: Component> Bundle for T {
         source.take::<T>()
     }
     #[inline(always)]
-    unsafe fn value_ptrs(this: NonNull<T>, out: &mut Vec<NonNull<u8>>) {
-        out.push(this.cast());
+    unsafe fn value_ptrs(this: NonNull<T>, out: &mut dyn FnMut(NonNull<u8>)) {
+        out(this.cast());
     }
 }
 
@@ -345,6 +346,22 @@ impl Bundles {
     }
 }
 
+/// A component named twice in `ids`, if any: pairwise for a bundle of a few components (no
+/// allocation), through a sorted copy beyond.
+fn first_repeated(ids: &[ComponentId]) -> Option<ComponentId> {
+    const PAIRWISE: usize = 16;
+    if ids.len() <= PAIRWISE {
+        return ids
+            .iter()
+            .enumerate()
+            .find(|&(i, id)| ids[..i].contains(id))
+            .map(|(_, &id)| id);
+    }
+    let mut sorted = ids.to_vec();
+    sorted.sort_unstable();
+    sorted.windows(2).find(|w| w[0] == w[1]).map(|w| w[0])
+}
+
 /// What the world needs of a bundle type whose Rust type is forgotten (a queued command's):
 /// its identity, its components' registration, and where its values are inside a value.
 #[derive(Clone, Copy, Debug)]
@@ -354,8 +371,14 @@ pub(crate) struct BundleType {
     pub(crate) count: usize,
     pub(crate) component_ids: fn(&mut Components, &mut Vec<ComponentId>),
     /// [`Bundle::value_ptrs`] of the type, on an erased pointer.
-    pub(crate) value_ptrs: unsafe fn(NonNull<u8>, &mut Vec<NonNull<u8>>),
+    pub(crate) value_ptrs: ValuePtrsFn,
 }
+
+/// [`Bundle::value_ptrs`] of a forgotten bundle type.
+///
+/// # Safety
+/// As for [`Bundle::value_ptrs`], the pointer being to a bundle of the function's type.
+pub(crate) type ValuePtrsFn = unsafe fn(NonNull<u8>, &mut dyn FnMut(NonNull<u8>));
 
 impl BundleType {
     /// Bundle `B`'s description.
@@ -364,7 +387,7 @@ impl BundleType {
         ///
         /// # Safety
         /// As for [`Bundle::value_ptrs`], `this` pointing to a `B`.
-        unsafe fn value_ptrs<B: Bundle>(this: NonNull<u8>, out: &mut Vec<NonNull<u8>>) {
+        unsafe fn value_ptrs<B: Bundle>(this: NonNull<u8>, out: &mut dyn FnMut(NonNull<u8>)) {
             // SAFETY: forwarded contract.
             unsafe { B::value_ptrs(this.cast(), out) }
         }
@@ -407,10 +430,8 @@ impl BundleInfo {
             "Bundle::COUNT of {} disagrees with its component_ids",
             ty.name
         );
-        let mut sorted = ids.clone();
-        sorted.sort_unstable();
-        if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
-            return Err(components.info(w[0]).name().to_owned());
+        if let Some(twice) = first_repeated(&ids) {
+            return Err(components.info(twice).name().to_owned());
         }
         Ok(BundleInfo {
             id: BundleId(index),
@@ -468,7 +489,7 @@ macro_rules! tuple_bundle {
             }
             #[allow(unused_variables)]
             #[inline(always)]
-            unsafe fn value_ptrs(this: NonNull<Self>, out: &mut Vec<NonNull<u8>>) {
+            unsafe fn value_ptrs(this: NonNull<Self>, out: &mut dyn FnMut(NonNull<u8>)) {
                 $(
                     // SAFETY: `this` points to a valid tuple (caller), so the address of
                     // its element is in bounds and not null; the element's own call has
@@ -616,8 +637,8 @@ mod tests {
         fn take_from(source: &mut impl ComponentSource) -> Result<Self, EcsError> {
             source.take().map(Miscounted)
         }
-        unsafe fn value_ptrs(this: NonNull<Self>, out: &mut Vec<NonNull<u8>>) {
-            out.push(this.cast());
+        unsafe fn value_ptrs(this: NonNull<Self>, out: &mut dyn FnMut(NonNull<u8>)) {
+            out(this.cast());
         }
     }
 

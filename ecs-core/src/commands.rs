@@ -35,7 +35,7 @@ use crate::entity::Entity;
 use crate::error::EcsError;
 use crate::resource::Resource;
 use crate::storage::Storage;
-use crate::world::{QueuedScratch, World};
+use crate::world::World;
 
 /// A queued command that did nothing when it was applied, and why.
 ///
@@ -395,7 +395,6 @@ impl<S: Storage> World<S> {
     pub(crate) fn apply_recording(&mut self, queue: &mut CommandQueue) {
         self.flush();
         let mut ids = Vec::new();
-        let mut scratch = QueuedScratch::default();
         for command in queue.commands.drain(..) {
             let spawn = matches!(command, Command::Spawn(..));
             match command {
@@ -403,7 +402,6 @@ impl<S: Storage> World<S> {
                     let taken = bundle.insert_into(&mut WorldSink {
                         world: self,
                         entity,
-                        scratch: &mut scratch,
                     });
                     if !taken {
                         let command = if spawn { "spawn" } else { "insert" };
@@ -517,16 +515,12 @@ impl<B: Bundle> QueuedBundle for B {
 struct WorldSink<'a, S: Storage> {
     world: &'a mut World<S>,
     entity: Entity,
-    scratch: &'a mut QueuedScratch,
 }
 
 impl<S: Storage> BundleSink for WorldSink<'_, S> {
     unsafe fn take(&mut self, ty: &BundleType, bundle: NonNull<u8>) -> bool {
         // SAFETY: forwarded contract.
-        unsafe {
-            self.world
-                .insert_queued(self.entity, ty, bundle, self.scratch)
-        }
+        unsafe { self.world.insert_queued(self.entity, ty, bundle) }
     }
 }
 

@@ -190,7 +190,7 @@ fn methods(fields: &[Field<'_>], root: &TokenStream2) -> TokenStream2 {
             });
         } else {
             ptrs.push(quote_spanned! {ty.span()=>
-                #out.push(unsafe { #field_ptr }.cast::<u8>());
+                #out(unsafe { #field_ptr }.cast::<u8>());
             });
         }
         if field.nested {
@@ -251,7 +251,7 @@ fn methods(fields: &[Field<'_>], root: &TokenStream2) -> TokenStream2 {
         #[allow(unused_variables)]
         unsafe fn value_ptrs(
             #this: ::core::ptr::NonNull<Self>,
-            #out: &mut ::std::vec::Vec<::core::ptr::NonNull<u8>>,
+            #out: &mut dyn ::core::ops::FnMut(::core::ptr::NonNull<u8>),
         ) {
             #(#ptrs)*
         }

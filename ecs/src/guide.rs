@@ -294,6 +294,52 @@
 //! `postcard::Deserializer::from_bytes`). The `save_load` example saves a running
 //! simulation to a file and goes on in a fresh world.
 //!
+//! A snapshot holds the registered components (named instances too), the parent links and
+//! the registered resources. It does not hold events (register them again with
+//! `add_event` after loading into a fresh world), query states and change-filter cursors
+//! (a loaded component counts as added), or components the registry does not name.
+//!
+//! ### Determinism across backends
+//!
+//! What is the same on every backend, and what is not:
+//!
+//! * **Handles.** The entity allocator is one piece of code for every backend, so the same
+//!   sequence of world calls (spawns, despawns, inserts, removes, commands, which a
+//!   schedule applies in the order its systems were added) hands out the same handles on
+//!   every backend, and the world then saves to the same bytes (entities in the
+//!   allocator's order, columns in the registry's).
+//! * **Iteration order.** A query visits the same entities on every backend, in the order
+//!   its backend keeps them: table by table and row by row on archetype tables, along a
+//!   sparse set's dense array on sparse sets (and either on the hybrid). The order can also
+//!   change within one backend as entities move (a removed row is filled by the last one).
+//!   `par_for_each` visits in no set order at all.
+//! * **So:** a program whose world calls do not depend on the order it iterates in behaves
+//!   the same on every backend. One that changes the world in query order (despawning,
+//!   spawning or picking "the first" match) makes different calls on different backends,
+//!   and the handles (freed slots are reused last-freed first) and saves differ. Sort first
+//!   (by `Entity`, or by a value of your own) to make it the same everywhere:
+//!
+//! ```
+//! use ecs::prelude::*;
+//! #[derive(Component)]
+//! struct Hp(i32);
+//!
+//! let mut world = World::new();
+//! for i in 0..10 {
+//!     world.spawn(Hp(i - 5));
+//! }
+//! let mut dead: Vec<Entity> = world
+//!     .query::<(Entity, &Hp)>()
+//!     .filter(|(_, hp)| hp.0 <= 0)
+//!     .map(|(e, _)| e)
+//!     .collect();
+//! dead.sort(); // the backend's order, made the same everywhere
+//! for e in dead {
+//!     world.despawn(e).unwrap();
+//! }
+//! assert_eq!(world.len(), 4);
+//! ```
+//!
 //! ## 9. Choosing a storage
 //!
 //! The code above never changes; what changes with the backend is its cost:
@@ -366,3 +412,8 @@
 //! beside other ECS crates, on your machine; the story examples (`bullets`, `crates`,
 //! `abc_problem`, `component_storage`) print what they measure on the backend they are built
 //! with.
+
+// The page lives in `docs/` so it reads on its own in the repository; included here, its
+// snippets run as doctests of this crate.
+#[doc = include_str!("../../docs/coming-from-bevy.md")]
+pub mod coming_from_bevy {}

@@ -1,8 +1,9 @@
-//! Arena: a small game using what a newcomer reaches for first — derived components and
-//! bundles, a parallel schedule with ordering and a run condition, change detection,
-//! commands, resources, events, a `Local`, a parameter set, an exclusive system, random
-//! access (one entity, several at once, the only match of a query), removing and taking
-//! bundles, and a parent/child link — printing the same lines on every backend.
+//! Arena: a small game written the way a bevy user writes one — derived components and
+//! bundles, systems added as a chained tuple with a run condition, `&mut` queries on a
+//! change-tracked type, commands through `commands.entity(e)`, resources, events, a
+//! `Local`, a parameter set, an exclusive system, random access (one entity, several at
+//! once, the only match of a query), removing and taking bundles, and drones that are
+//! children of their carrier — printing the same lines on every backend.
 //!
 //! ```text
 //! cargo run -p examples --example arena                    # archetype tables
@@ -10,7 +11,7 @@
 //! cargo run -p examples --example arena --features hybrid  # tags in sparse sets
 //! ```
 //!
-//! Drones orbit their carrier (a child follows its parent), fighters fly straight and shoot
+//! Drones orbit their carrier (children follow their parent), fighters fly straight and shoot
 //! the nearest enemy carrier every few frames (events), hits lower health (tracked: a
 //! logger reports only what changed), carriers are repaired by their crews every fourth
 //! frame, the dead are taken out of the world by an exclusive system, a carrier launches a
@@ -42,10 +43,9 @@ enum Team {
 #[derive(Component)]
 struct Name(String);
 
-/// A child's link to its parent and where it sits relative to it.
+/// Where a drone sits relative to its carrier (its parent, through `ChildOf`).
 #[derive(Component, Clone, Copy)]
 struct Orbit {
-    parent: Entity,
     offset: (i32, i32),
 }
 
@@ -93,9 +93,12 @@ fn fly(mut q: Query<(&mut Position, &Velocity), Without<Orbit>>) {
 
 /// Children follow their parents: `With<Orbit>` / `Without<Orbit>` keep the two queries on
 /// `Position` apart, so one writes while the other reads.
-fn follow(mut children: Query<(&mut Position, &Orbit)>, parents: Query<&Position, Without<Orbit>>) {
-    children.for_each(|(p, orbit)| {
-        if let Some(parent) = parents.get(orbit.parent) {
+fn follow(
+    mut children: Query<(&mut Position, &Orbit, &ChildOf)>,
+    parents: Query<&Position, Without<Orbit>>,
+) {
+    children.for_each(|(p, orbit, link)| {
+        if let Some(parent) = parents.get(link.parent()) {
             *p = Position(parent.0 + orbit.offset.0, parent.1 + orbit.offset.1);
         }
     });
@@ -122,7 +125,9 @@ fn shoot(
     }
 }
 
-fn take_hits(mut hits: EventReader<Hit>, mut health: Query<Mut<Health>>) {
+/// `Health` tracks changes, so `&mut Health` hands out a guard that records the write for
+/// `report_health`'s `Changed<Health>`.
+fn take_hits(mut hits: EventReader<Hit>, mut health: Query<&mut Health>) {
     for hit in hits.read() {
         if let Some(mut h) = health.get_mut(hit.target) {
             h.0 -= hit.damage;
@@ -133,7 +138,7 @@ fn take_hits(mut hits: EventReader<Hit>, mut health: Query<Mut<Health>>) {
 /// The fighters' teams and health (read).
 type Crews = Query<'static, 'static, (&'static Team, &'static Health), With<Velocity>>;
 /// The carriers' teams and health (written).
-type CarrierHealth = Query<'static, 'static, (&'static Team, Mut<'static, Health>), With<Carrier>>;
+type CarrierHealth = Query<'static, 'static, (&'static Team, &'static mut Health), With<Carrier>>;
 
 /// Every fourth frame each carrier is repaired by one point per living fighter of its team.
 /// Counting the crews reads `Health` and repairing writes it, so the two queries conflict;
@@ -189,8 +194,8 @@ fn report_health(
     }
 }
 
-/// Every fifth frame each carrier launches a drone into orbit (deferred: applied at the end
-/// of the frame).
+/// Every fifth frame each carrier launches a drone into orbit, as its child (deferred:
+/// applied at the end of the frame).
 fn launch(
     carriers: Query<(Entity, &Name, &Team), With<Carrier>>,
     frame: Res<Frame>,
@@ -205,13 +210,12 @@ fn launch(
     for (carrier, name, team) in carriers {
         *launched += 1;
         let n = *launched;
-        commands.spawn((
+        commands.entity(carrier).spawn_child((
             Name(format!("{}-drone{}", name.0, n)),
             *team,
             Position(0, 0),
             Health(3),
             Orbit {
-                parent: carrier,
                 offset: (n as i32, 1),
             },
         ));
@@ -227,13 +231,16 @@ fn reap(world: &mut World) {
         .map(|(e, _, n, c)| (e, n.0.clone(), c.is_some()))
         .collect();
     dead.sort_by(|a, b| a.1.cmp(&b.1));
-    let orphans: Vec<Entity> = world
-        .query::<(Entity, &Orbit)>()
-        .filter(|(_, o)| dead.iter().any(|d| d.0 == o.parent))
-        .map(|(e, _)| e)
-        .collect();
     let frame = world.resource::<Frame>().unwrap().0;
     for (e, _, carrier) in &dead {
+        if !world.contains(*e) {
+            continue; // a drone that went down with its carrier
+        }
+        // The drones go with their carrier; the carrier itself is taken (its values back).
+        let drones: Vec<Entity> = world.children(*e).unwrap().collect();
+        for drone in drones {
+            world.despawn_recursive(drone).unwrap();
+        }
         let (name, health) = world.take::<(Name, Health)>(*e).unwrap();
         writeln!(
             world.resource_mut::<Log>().unwrap().0,
@@ -246,9 +253,6 @@ fn reap(world: &mut World) {
             world.resource_mut::<Ceasefire>().unwrap().0 = true;
             land_fighters(world);
         }
-    }
-    for e in orphans {
-        world.despawn(e).unwrap();
     }
 }
 
@@ -318,21 +322,18 @@ pub fn run(frames: u32) -> String {
     }
 
     let mut schedule = Schedule::new();
-    let tick = schedule.add_system(tick);
-    let fly = schedule.add_system(fly);
-    let follow = schedule.add_system(follow);
+    // The clock, then movement: each before the next. The rest run as their accesses allow.
+    let clock = schedule.add_systems((tick, fly, follow).chain())[0];
     let shoot = schedule.add_system(shoot);
-    schedule.add_system(take_hits);
-    schedule.add_system(repair);
-    schedule.add_system(report_health);
-    schedule.add_system(launch);
-    schedule.add_system(regroup);
-    schedule.add_system(reap);
-    schedule.configure(tick).before(fly).before(shoot);
-    schedule.configure(follow).after(fly);
+    schedule.add_systems((take_hits, repair, report_health, launch, regroup, reap));
     schedule
         .configure(shoot)
+        .after(clock)
         .run_if(|w: &World| !w.resource::<Ceasefire>().unwrap().0);
+    // Every problem (a missing resource, a conflict, a bad constraint) before frame 1.
+    if let Err(err) = schedule.build(&mut world) {
+        panic!("the schedule cannot run: {err}");
+    }
 
     for _ in 0..frames {
         schedule.run(&mut world);

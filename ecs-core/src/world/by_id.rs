@@ -239,21 +239,16 @@ impl<S: Storage> World<S> {
     }
 }
 
-/// What [`World::insert_queued`] reuses between calls, so applying a queue of commands
-/// allocates nothing per command.
-#[derive(Default)]
-pub(crate) struct QueuedScratch {
-    ids: Vec<ComponentId>,
-    ptrs: Vec<NonNull<u8>>,
-    new: Vec<(ComponentId, NonNull<u8>)>,
-}
+/// The most components a queued bundle places without a heap buffer (one on the stack).
+const INLINE_VALUES: usize = 16;
 
 impl<S: Storage> World<S> {
     /// Moves every value of a queued bundle of type `ty` (at `bundle`) into `entity`: the
     /// components it lacks are added in one storage call (one row move on a table backend,
     /// straight into the table of the final set), the ones it has are replaced, and the
     /// replaced values are dropped once every new value is in. Returns false, reading
-    /// nothing, when `entity` is not live.
+    /// nothing, when `entity` is not live. Allocates nothing for a bundle of up to 16
+    /// components that replaces none.
     ///
     /// # Panics
     /// If the bundle names one component twice (as [`World::spawn`]), before anything
@@ -268,52 +263,58 @@ impl<S: Storage> World<S> {
         entity: Entity,
         ty: &BundleType,
         bundle: NonNull<u8>,
-        scratch: &mut QueuedScratch,
     ) -> bool {
         if !self.entities.contains(entity) {
             return false;
         }
+        // Disjoint fields: the bundle's info borrows `bundles`; the rest is read and
+        // written through the other fields.
         let info = self.bundles.info_erased(ty, &mut self.components);
-        scratch.ids.clear();
-        scratch.ids.extend_from_slice(info.components());
-        scratch.ptrs.clear();
-        // SAFETY: `bundle` points to a `ty` bundle (caller), valid while we use the pointers.
-        unsafe { (ty.value_ptrs)(bundle, &mut scratch.ptrs) };
-        debug_assert_eq!(scratch.ptrs.len(), scratch.ids.len());
-        scratch.new.clear();
+        let ids = info.components();
+        let mut inline = [(ComponentId::new(0), NonNull::<u8>::dangling()); INLINE_VALUES];
+        let mut heap = Vec::new();
+        let new: &mut [(ComponentId, NonNull<u8>)] = if ids.len() <= INLINE_VALUES {
+            &mut inline[..]
+        } else {
+            heap.resize(ids.len(), (ComponentId::new(0), NonNull::dangling()));
+            &mut heap[..]
+        };
+        let (mut added, mut next) = (0, 0);
         let mut replaced = PendingDrops::default();
-        for (&id, &value) in scratch.ids.iter().zip(&scratch.ptrs) {
-            let info = self.components.info(id);
-            let Some(slot) = self.storage.get_ptr(entity, id) else {
-                scratch.new.push((id, value));
-                continue;
+        let (storage, components, changes) = (&self.storage, &self.components, &mut self.changes);
+        let mut place = |value: NonNull<u8>| {
+            let id = ids[next];
+            next += 1;
+            let info = components.info(id);
+            let Some(slot) = storage.get_ptr(entity, id) else {
+                new[added] = (id, value);
+                added += 1;
+                return;
             };
             let old = TempValue::new(info.layout());
             // SAFETY: `slot` holds the entity's initialised value of `id`; `old` is a
             // disjoint buffer of its layout; `value` is the bundle's value of `id`'s type
-            // (the bundle's pointers follow its component ids), moved in here and forgotten
+            // (the pointers follow the bundle's component ids), moved in here and forgotten
             // by the caller on `true`.
             unsafe {
-                std::ptr::copy_nonoverlapping(
-                    slot.as_ptr(),
-                    old.ptr.as_ptr(),
-                    info.layout().size(),
-                );
-                std::ptr::copy_nonoverlapping(value.as_ptr(), slot.as_ptr(), info.layout().size());
+                let size = info.layout().size();
+                std::ptr::copy_nonoverlapping(slot.as_ptr(), old.ptr.as_ptr(), size);
+                std::ptr::copy_nonoverlapping(value.as_ptr(), slot.as_ptr(), size);
             }
             replaced.0.push((old, info.drop_fn()));
             if info.tracks_changes() {
-                self.changes.on_changed(id, entity);
+                changes.on_changed(id, entity);
             }
-        }
+        };
+        // SAFETY: `bundle` points to a `ty` bundle (caller), valid while we use the pointers.
+        unsafe { (ty.value_ptrs)(bundle, &mut place) };
+        debug_assert_eq!(next, ids.len(), "one pointer per component");
+        let new = &mut new[..added];
         // SAFETY: the entity is live (so held) and lacks each of `new` (`get_ptr` said so),
         // which are distinct (the bundle's info refused duplicates); each value is the
         // bundle's owned value of its component (`Send + Sync`), forgotten by the caller.
-        unsafe {
-            self.storage
-                .insert_new_many(entity, &mut scratch.new, &self.components)
-        };
-        for &(id, _) in &scratch.new {
+        unsafe { self.storage.insert_new_many(entity, new, &self.components) };
+        for &(id, _) in new.iter() {
             if self.components.info(id).tracks_changes() {
                 self.changes.on_added(id, entity);
             }

@@ -5,8 +5,6 @@
 //! [`crate::resource`]; deferred commands in [`crate::commands`].
 
 mod by_id;
-
-pub(crate) use by_id::QueuedScratch;
 mod entity_access;
 mod entity_ref;
 mod insert_remove;
