@@ -15,6 +15,7 @@ pub fn aliasing_queries_rejected<S: Storage>() {
         world
             .try_query_filtered::<(Entity, (&mut A, &B), &A), ()>()
             .err(),
+        world.try_query::<(&mut A, &A)>().err(),
     ] {
         let err = err.expect("aliasing query accepted");
         assert!(
@@ -29,6 +30,7 @@ pub fn aliasing_queries_rejected<S: Storage>() {
     assert!(panicked.is_err());
     // Reads twice are fine; so is a filter on the written component.
     assert_eq!(world.query::<(&A, &A)>().count(), 1);
+    assert_eq!(world.try_query::<(&A, &A)>().map(Iterator::count), Ok(1));
     assert_eq!(world.query_filtered::<&mut A, With<A>>().count(), 1);
 }
 
