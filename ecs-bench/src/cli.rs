@@ -132,7 +132,7 @@ struct ReportArgs {
     /// No progress bar.
     #[arg(long)]
     no_progress: bool,
-    /// Leave the peer ECS crates (hecs, bevy_ecs, shipyard) out: only this workspace's
+    /// Leave the peer ECS crates (hecs, bevy_ecs, shipyard, specs) out: only this workspace's
     /// backends and the baseline run. Building with `--no-default-features` leaves them out
     /// of the binary too.
     #[arg(long)]

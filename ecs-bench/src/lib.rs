@@ -15,8 +15,8 @@
 //!   workload under callgrind, deterministically, and checks them against a baseline (CI).
 //! * `benches/` runs the same bodies under criterion; [`cli`] is the `ecs-bench` command line,
 //!   which a program with its own workloads reuses ([`Suite::custom`]).
-//! * With the `peers` feature, [`peers`] adds hecs, bevy_ecs and shipyard as runners of the
-//!   community-standard workloads.
+//! * With the `peers` feature, [`peers`] adds hecs, bevy_ecs, shipyard and specs as runners
+//!   of the community-standard workloads.
 
 pub mod alloc_counter;
 pub mod backend;

@@ -419,8 +419,9 @@ impl BlobVec {
     }
 
     /// Moves item `index` into `dst` and shifts every later item down one place, so the
-    /// items keep their order: `len - index - 1` items move (seed 004's order-preserving
-    /// removal, O(n) where swap-removal is O(1)).
+    /// items keep their order: `len - index - 1` items move (order-preserving removal,
+    /// O(n) where swap-removal is O(1); the removal-order workloads of docs/workloads.md
+    /// measure both).
     ///
     /// # Safety
     /// `index < self.len()`; `dst` is valid for writing one item and does not overlap the buffer.
@@ -544,7 +545,7 @@ pub fn dangling(align: usize) -> NonNull<u8> {
 ///
 /// `Vec` starts at 4 items and doubles, so a column of 4-byte values reallocates six times
 /// before it holds 128 of them; every table, sparse set and entity array starting near 512
-/// bytes saves those early reallocations (seed 000 counts allocations) for at most 512
+/// bytes saves those early reallocations (the structural-change workloads count allocations) for at most 512
 /// bytes of slack per array.
 #[inline]
 pub const fn min_capacity(item_size: usize) -> usize {

@@ -302,7 +302,7 @@ pub struct Components {
 ///
 /// `World::get::<T>` resolves `T`'s id on every call; `T`'s slot is a compile-time constant,
 /// so a hit is one 16-byte comparison and one load, where the hash map probe was a group
-/// scan of some twenty instructions. A miss (two types sharing a slot) falls back to the map.
+/// scan. A miss (two types sharing a slot) falls back to the map.
 ///
 /// # Invariant
 /// Every slot holds either `(TypeId::of::<Vacant>(), 0)` or `(TypeId::of::<T>(), v)` where `v`

@@ -1,6 +1,7 @@
 //! The entity allocator: a pre-linked sparse set of entity slots.
 //!
-//! This is seed 000's sparse set "whose unused ids are pre-linked": both arrays are kept
+//! This is a sparse set "whose unused ids are pre-linked" (the structural-change workloads
+//! of docs/workloads.md come from the design that describes it): both arrays are kept
 //! fully bound to each other, so the first unused dense element already names the next id to
 //! hand out and allocation is a single read. We extend it with generations (the dense array
 //! stores whole [`Entity`] handles) and with a third region for retired slots.
@@ -304,7 +305,7 @@ impl Entities {
     }
 
     // Not `#[cold]`: every spawn into a growing world comes here, so it is inlined into
-    // `alloc` (a call's register saves were a quarter of its instructions).
+    // `alloc` (out of line, a call's register saves were a large share of its cost).
     #[inline(always)]
     fn alloc_fresh(&mut self) -> Entity {
         let len = self.dense.len();

@@ -18,7 +18,7 @@
 //! * [`hierarchy`]: parent/child relationships as two opt-in components linked like a list
 //!   (no allocation per parent), with recursive despawn and depth-first traversal.
 //! * [`named`]: several instances of one component type per entity under names, found by
-//!   name through seed 001's prototype-chain index; [`properties`]: their fields read and
+//!   name through a prototype-chain index; [`properties`]: their fields read and
 //!   written by name; [`query::dynamic`]: queries built at run time from component ids.
 //! * [`snapshot`]: whole worlds saved and loaded through any serde format, column by
 //!   column, with handles inside values remapped; bad input is an error that leaves the

@@ -1,6 +1,6 @@
 //! Properties: a component's fields, read and written by name with typed values.
 //!
-//! A scripting layer (seed 001's visual-scripting "Flow") works with components it knows
+//! A scripting layer (a visual-scripting graph) works with components it knows
 //! nothing about at compile time: "the `density` property of this entity's `Fog`". A
 //! component type opts in with `#[component(properties)]` on its derive, which lists its
 //! fields as [`Property`] records (name, [`PropertyKind`], byte offset) in

@@ -1,5 +1,6 @@
 //! [`ComponentSet<T>`]: one component type's values in one sparse set, typed — the per-type
-//! storage API of seed 004 (count, all values, all entities, add, has, get, remove) on the
+//! storage API (count, all values, all entities, add, has, get, remove; the removal-order
+//! workloads of docs/workloads.md run it) on the
 //! same [`SparseSet`] the sparse backend keeps each component in.
 //!
 //! ```text

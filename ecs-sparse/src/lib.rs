@@ -31,10 +31,10 @@
 //!   largest one.
 //! * [`sparse_set`]: that index plus a dense entity array and a dense, type-erased data array
 //!   ([`BlobVec`](ecs_core::blob::BlobVec)) kept parallel. Removal swaps the last value into
-//!   the hole, so the arrays never have gaps and freed slots are reused (seed 000's "memory
-//!   is always reused"; seed 004's "remove and swap back").
-//! * [`component_set`]: one set used on its own, typed ([`ComponentSet<T>`]): seed 004's
-//!   per-type storage API (count, values, entities, add, has, get, remove by swap or by
+//!   the hole, so the arrays never have gaps and freed slots are reused: memory is always
+//!   reused.
+//! * [`component_set`]: one set used on its own, typed ([`ComponentSet<T>`]): a per-type
+//!   storage API (count, values, entities, add, has, get, remove by swap or by
 //!   shifting), for a program that keeps one component outside a world.
 //! * [`storage`]: one optional set per component id, in a `Vec` indexed by the id (no
 //!   hashing), and the `Storage` implementation.

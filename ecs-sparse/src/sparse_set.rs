@@ -1,6 +1,7 @@
 //! `SparseSet`: the values of one component, packed, with O(1) insert, look-up and removal.
 //!
-//! Three arrays kept in step (seed 000's "Sparse Sets", seed 004's per-type storage):
+//! Three arrays kept in step (the classic sparse set; docs/workloads.md measures it against
+//! archetype tables):
 //!
 //! ```text
 //!                 sparse (paged, by entity index)          dense entities     dense data
@@ -15,7 +16,7 @@
 //!
 //!   remove 3v1 (swap-remove): pos = sparse[3] = 0; the last row (1v1, c1) moves into pos 0,
 //!   sparse[1] = 0v1, sparse[3] = ∅, length 2. No gap is left and the freed slot is the next
-//!   one written: memory is reused, never leaked, as seed 000 demands.
+//!   one written: memory is reused, never leaked.
 //!
 //!          [  ∅  | 0v1 |  ∅  |  ∅  | 1v2 |  ∅  ]           [ 1v1 | 4v2 ]        [ c1| c4]
 //! ```
@@ -252,7 +253,7 @@ impl SparseSet {
     /// The entity's sparse entry is found once for both cases: it is the one a new value's
     /// position is written to.
     // Always inlined: `World::insert` is this plus a few checks, and a call here saved and
-    // restored six registers around a body of about forty instructions.
+    // restored six registers around a short body.
     #[inline(always)]
     pub unsafe fn insert_or_replace<T>(&mut self, entity: Entity, value: T) -> Option<T> {
         let pos = self.ensure_room();

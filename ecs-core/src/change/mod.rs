@@ -49,8 +49,8 @@
 //! ran has not seen anything), then registers at the log's end. Later runs are driven by the
 //! log: the query fetches the window's entities by look-up, skipping dead ones and ones that
 //! no longer match, so a run costs O(changes since the last run), not O(entities). This is
-//! the "per-system dirty list" of seed 002 without one list per system: systems share the
-//! log and keep only a cursor each.
+//! a per-system dirty list without one list per system: systems share the log and keep only
+//! a cursor each.
 //!
 //! Why a lock: writes through [`Mut`] may come from several threads at once (a
 //! `par_for_each` over a tracked component), so appending needs synchronisation. One

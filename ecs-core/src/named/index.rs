@@ -1,5 +1,6 @@
-//! [`EntityIndex`]: which component holds an entity's instance of a given name, kept as
-//! seed 001's prototype chain.
+//! [`EntityIndex`]: which component holds an entity's instance of a given name, kept as a
+//! prototype chain (the entity-index design the "Components by name" workloads of
+//! docs/workloads.md measure against the hash-map index it replaces).
 //!
 //! An entity's named instances, in the order they were added, form a chain of
 //! *prototypes*: the empty prototype `P0`, then `P0 + (Transform, "Transform")`, then that
@@ -20,14 +21,14 @@
 //!
 //! * **add** an instance: the entity moves from `P` to the prototype keyed
 //!   `mix(key(P), mix(hash(component), hash(name)))`, created on first use as
-//!   `{P, component, name}`. The key is the seed's hash mix; it is the hash of a table of
+//!   `{P, component, name}`. The key is the original design's hash mix; it is the hash of a table of
 //!   prototype ids, and a hit is confirmed by comparing `{base, component, name}`, so two
-//!   compositions whose keys collide stay apart. Where the seed kept
-//!   `Map<Prototype, Description>` and walked it by key, a prototype here names its base by
-//!   dense id, so walking the chain is an array read per step (the seed's "cache the base
-//!   prototype index").
+//!   compositions whose keys collide stay apart. Where the original design
+//!   kept `Map<Prototype, Description>` and walked it by key, a prototype here names its base by
+//!   dense id, so walking the chain is an array read per step (the original design's "cache
+//!   the base prototype index").
 //! * **find** `(entity, name)`: read the entity's prototype from its slot and walk towards
-//!   `P0` until the name matches. Where the seed kept `Map<Entity, Prototype>` (most of its
+//!   `P0` until the name matches. Where the original design kept `Map<Entity, Prototype>` (most of its
 //!   index memory), the slot array is indexed by the entity's index: 2 bytes per slot (in
 //!   4 KiB pages allocated on first use, so no growth slack; 4 bytes once the registry
 //!   holds 65,536 prototypes, see [`SlotPages`]), no hashing.
@@ -372,7 +373,7 @@ mod tests {
             index.add(slot, render, fog);
             index.add(slot, render, vignette);
         }
-        // P1, P2, P3 shared by slots 0 and 1; P4, P5 for slot 2 (the seed's picture).
+        // P1, P2, P3 shared by slots 0 and 1; P4, P5 for slot 2 (the picture above).
         assert_eq!(index.prototypes(), 5);
         assert_eq!(index.of_entity.get(0), index.of_entity.get(1));
         assert_eq!(index.find(0, fog), Some(c(2)));

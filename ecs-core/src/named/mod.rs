@@ -1,4 +1,5 @@
-//! Named component instances and the entity index (seed 001).
+//! Named component instances and the entity index (the "Components by name" workloads of
+//! docs/workloads.md measure them).
 //!
 //! A tooling or scripting user works with entities by *name*: "the `Fog` instance of this
 //! entity, its `density` property". An entity may hold several instances of one component
@@ -11,7 +12,7 @@
 //!   backend stores, iterates and tracks a named instance exactly as it would its type:
 //!   densely in tables, in the hybrid backend's choice of storage, with `Changed` logs of
 //!   its own.
-//! * **Names** of instances are unique per entity across all types (the seed's rule): an
+//! * **Names** of instances are unique per entity across all types (the original design's rule): an
 //!   entity cannot hold a `Fog` of two types. An unnamed component is also found by its
 //!   type's short name (`Transform` for `game::Transform`), unless a named instance has that
 //!   name: the instance shadows it. That is the one rule, whatever order the two arrived in
@@ -19,8 +20,8 @@
 //!   inserting the unnamed one later), so every state the world can reach is one a snapshot
 //!   saves and loads back.
 //! * **The index** ([`EntityIndex`]) answers "which component holds this entity's instance
-//!   named N" with the seed's prototype chain: two bytes per entity slot (four past 65,536 prototypes) and a small shared
-//!   registry of prototypes.
+//!   named N" with a prototype chain: two bytes per entity slot (four past 65,536
+//!   prototypes) and a small shared registry of prototypes.
 //! * **Properties** ([`crate::properties`]) read and write an instance's fields by name.
 //!
 //! ```

@@ -7,7 +7,7 @@
 //! ```
 //!
 //! A page holds `u16` prototype ids (4 KiB) until the first id that does not fit; then
-//! every page is widened to `u32` (8 KiB) once, for good. The seed's index kept a hash map
+//! every page is widened to `u32` (8 KiB) once, for good. The original design's index kept a hash map
 //! from entity to prototype, which dominated its memory; two bytes per slot of the pages in
 //! use, with no growth slack, is about 2 bytes per live entity.
 

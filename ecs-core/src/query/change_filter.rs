@@ -51,8 +51,9 @@ pub struct Added<T: TrackedComponent>(PhantomData<fn() -> T>);
 /// ```
 pub struct Changed<T: TrackedComponent>(PhantomData<fn() -> T>);
 
-/// Matches when any of the filters in the tuple does: `Or<(Changed<A>, Changed<B>)>` is
-/// seed 002's `dirtyComponents` (react to changes of components the query does not fetch).
+/// Matches when any of the filters in the tuple does: `Or<(Changed<A>, Changed<B>)>` reacts
+/// to changes of components the query does not fetch (a render system redrawing whatever
+/// moved or was recoloured, as in the change-tracking workloads of docs/workloads.md).
 ///
 /// An `Or` of change filters drives the run from the union of their logs (O(changes)); an
 /// `Or` that mixes in a presence filter must scan.

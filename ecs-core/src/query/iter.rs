@@ -11,10 +11,10 @@ use crate::storage::{FoldChunk, QueryChunk, Storage};
 /// vectorises badly: the compiler steps eight rows at a time (two 4-wide SSE operations)
 /// and runs the rest one row at a time, so a 20-row chunk ran two steps and four scalar
 /// rows. A fixed four-row step packs each step into one SIMD operation where the body
-/// allows it (the chunk of 20 runs as one 16-row step and one 4-row step). In callgrind,
-/// a pass over 26 tables of 20 rows runs 24 % fewer instructions (about 60 a table instead
-/// of 80); a join over 256 tables of about four rows, where the body reads two columns and
-/// does not vectorise, runs 6-11 % more (about six instructions a table).
+/// allows it (a 20-row chunk runs as five such steps, with no scalar remainder). Passes
+/// over many small tables run markedly fewer instructions; joins over tiny tables whose
+/// body does not vectorise pay a few more per table (ecs-bench/README.md, "Measured code
+/// choices", has the counts).
 const DENSE_GROUP: usize = 4;
 
 /// Dense chunks with at least this many rows run one plain loop instead: over long

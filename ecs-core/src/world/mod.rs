@@ -230,8 +230,7 @@ impl<S: Storage> World<S> {
     /// assert!(world.has::<Pos>(f) && world.has::<Vel>(f));
     /// ```
     // Always inlined: the body is a few checks around the storage's own spawn, and out of
-    // line a loop of `spawn(())` paid a call and three saved registers per entity (a sixth
-    // of its instructions).
+    // line a loop of `spawn(())` paid a call and three saved registers per entity.
     #[inline(always)]
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
         self.flush();
