@@ -20,7 +20,7 @@ use ecs_core::blob::BlobVec;
 use ecs_core::component::{ComponentId, Components};
 use ecs_core::entity::Entity;
 use ecs_core::layout::StorageLayout;
-use ecs_core::storage::{ColumnValues, EntityPlace};
+use ecs_core::storage::{ChunkKey, ChunkRow, ColumnValues, EntityPlace};
 use ecs_core::unwind::for_each_completing;
 
 use crate::component_index::ComponentIndex;
@@ -162,9 +162,12 @@ impl Archetypes {
 
     /// `entity`'s table index and row, from its record alone.
     #[inline]
-    pub fn entity_row(&self, entity: Entity) -> Option<(usize, usize)> {
+    pub fn entity_row(&self, entity: Entity) -> Option<ChunkRow> {
         let record = self.locate(entity)?;
-        Some((record.table.index(), record.row as usize))
+        Some(ChunkRow {
+            key: ChunkKey::new(record.table.index()),
+            row: record.row,
+        })
     }
 
     /// Pointer to `entity`'s value of `component`, if it has one in a table.
@@ -278,8 +281,8 @@ impl Archetypes {
     /// Room is reserved for the batch's lower size hint up front and again whenever it runs
     /// out, so `write` finds room for one value in every column and may push without a
     /// capacity check ([`BlobVec::push_unchecked`]). Each row's record is written with it (a
-    /// separate pass after the rows measured 17 % slower on single spawns, which come here as
-    /// batches of one).
+    /// separate pass after the rows was slower on single spawns, which come here as batches
+    /// of one).
     ///
     /// # Safety
     /// `write` pushes at most one value onto each column, of that column's component; if it

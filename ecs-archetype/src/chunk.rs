@@ -11,7 +11,7 @@
 //! absent. Those chunks have no table rows, so they carry no key for random access.
 
 use ecs_core::entity::Entity;
-use ecs_core::storage::{ColumnAccess, FoldChunk, NoLookup, QueryChunk};
+use ecs_core::storage::{ChunkKey, ColumnAccess, FoldChunk, NoLookup, QueryChunk};
 
 use crate::archetypes::Archetypes;
 use crate::query_cache::{QueryCache, ABSENT};
@@ -48,9 +48,9 @@ impl<'a> ArchetypeChunk<'a> {
     /// The key of a chunk of table rows (the table's index); `None` for a run of rowless
     /// entities, which have no row to find them by.
     #[inline]
-    pub fn key(&self) -> Option<usize> {
+    pub fn key(&self) -> Option<ChunkKey> {
         let id = self.table.id();
-        (id != TableId::EMPTY).then_some(id.index())
+        (id != TableId::EMPTY).then(|| ChunkKey::new(id.index()))
     }
 }
 

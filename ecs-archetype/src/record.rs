@@ -44,11 +44,12 @@ struct Slot {
     generation: u32,
 }
 
-/// The marker of an entity index with no row (never spawned, or despawned).
+/// The marker of an entity index with no row (never spawned, or despawned): generation 0,
+/// which no entity has. Its record is never read (`get` answers `None` first).
 const VACANT: Slot = Slot {
     record: Record {
-        table: TableId::from_raw(u32::MAX),
-        row: u32::MAX,
+        table: TableId::EMPTY,
+        row: 0,
     },
     generation: 0,
 };

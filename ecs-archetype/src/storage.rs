@@ -17,7 +17,9 @@ use ecs_core::bundle::{Bundle, BundleInfo};
 use ecs_core::component::{Component, ComponentId, Components};
 use ecs_core::entity::Entity;
 use ecs_core::layout::StorageLayout;
-use ecs_core::storage::{ColumnValues, EntityPlace, FoldChunk, NoLookup, QueryDescriptor, Storage};
+use ecs_core::storage::{
+    ChunkKey, ChunkRow, ColumnValues, EntityPlace, FoldChunk, NoLookup, QueryDescriptor, Storage,
+};
 
 use crate::archetypes::Archetypes;
 use crate::bundle_cache::BundleCache;
@@ -264,13 +266,13 @@ unsafe impl Storage for ArchetypeStorage {
 
     /// The record's table index and row (no table is read).
     #[inline]
-    fn entity_row(&self, entity: Entity) -> Option<(usize, usize)> {
+    fn entity_row(&self, entity: Entity) -> Option<ChunkRow> {
         self.archetypes.entity_row(entity)
     }
 
     /// A chunk of table rows: its table's index; a run of rowless entities has no key.
     #[inline]
-    fn chunk_key(chunk: &ArchetypeChunk<'_>) -> Option<usize> {
+    fn chunk_key(chunk: &ArchetypeChunk<'_>) -> Option<ChunkKey> {
         chunk.key()
     }
 

@@ -30,7 +30,7 @@ use ecs_core::blob::BlobVec;
 use ecs_core::component::{Component, ComponentId, Components};
 use ecs_core::entity::Entity;
 use ecs_core::layout::{ComponentBytes, StorageUnit, UnitKind};
-use ecs_core::storage::{ColumnValues, EntityPlace};
+use ecs_core::storage::{ChunkRow, ColumnValues, EntityPlace};
 use ecs_core::unwind::for_each_completing;
 
 use crate::component_index::ComponentIndex;
@@ -59,11 +59,6 @@ impl TableId {
     /// If `index` does not fit in 32 bits.
     pub fn new(index: usize) -> TableId {
         TableId(u32::try_from(index).expect("more than 2^32 tables"))
-    }
-
-    /// The id with the raw value `raw` (for sentinels; `new` is the checked constructor).
-    pub(crate) const fn from_raw(raw: u32) -> TableId {
-        TableId(raw)
     }
 
     /// The id as an index into the storage's tables.
@@ -652,12 +647,12 @@ impl EntityPlace for TableRow<'_> {
         NonNull::new(base.as_ptr().cast::<T>().wrapping_add(self.row).cast())
     }
 
-    /// The table (its address: no load) and the row. Every place of one table reads a
-    /// component from that table's one column at its own row, and a table lacking the
-    /// component answers `None` for all its places (the `Storage` contract's "Rows").
+    /// The table's index and the row. Every place of one table reads a component from that
+    /// table's one column at its own row, and a table lacking the component answers `None`
+    /// for all its places (the `Storage` contract's "Rows").
     #[inline]
-    fn chunk_row(&self) -> Option<(usize, usize)> {
-        Some((std::ptr::from_ref(self.table).addr(), self.row))
+    fn chunk_row(&self) -> Option<ChunkRow> {
+        Some(ChunkRow::new(self.table.id().index(), self.row))
     }
 }
 

@@ -180,14 +180,8 @@ impl Transform {
     }
 }
 
-/// A well-mixed 64-bit hash of one value (splitmix64's finaliser).
-#[inline]
-pub fn mix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+/// A well-mixed 64-bit hash of one value (the shared generator's SplitMix64 finaliser).
+pub use ecs_conformance::kit::rng::mix;
 
 /// Hash of a float slice, bit-exact.
 #[inline]

@@ -111,6 +111,57 @@ pub trait QueryChunk<'a> {
     }
 }
 
+/// The key of a chunk that random access can find again (a table's index in a table
+/// backend): what [`Storage::chunk_key`] answers and [`ChunkRow`] holds. A key is below
+/// `u32::MAX`, so `Option<ChunkKey>` and `Option<ChunkRow>` cost no more than the values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ChunkKey(std::num::NonZeroU32);
+
+impl ChunkKey {
+    /// The key `index` (a table's index).
+    ///
+    /// # Panics
+    /// If `index` is `u32::MAX` or more.
+    #[inline]
+    pub fn new(index: usize) -> ChunkKey {
+        let index = u32::try_from(index).ok().filter(|&i| i != u32::MAX);
+        match index.and_then(|i| std::num::NonZeroU32::new(!i)) {
+            Some(bits) => ChunkKey(bits),
+            None => panic!("a chunk key is below u32::MAX"),
+        }
+    }
+
+    /// The key as an index (what it was made from).
+    #[inline]
+    pub fn index(self) -> usize {
+        !self.0.get() as usize
+    }
+}
+
+/// A chunk's key and a row in it: where a keyed backend keeps an entity (what
+/// [`Storage::entity_row`] and [`EntityPlace::chunk_row`] answer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ChunkRow {
+    /// The chunk.
+    pub key: ChunkKey,
+    /// The row in it.
+    pub row: u32,
+}
+
+impl ChunkRow {
+    /// Row `row` of the chunk with key index `key`.
+    ///
+    /// # Panics
+    /// If `key` is `u32::MAX` or more, or `row` does not fit 32 bits.
+    #[inline]
+    pub fn new(key: usize, row: usize) -> ChunkRow {
+        ChunkRow {
+            key: ChunkKey::new(key),
+            row: u32::try_from(row).expect("a chunk row fits 32 bits"),
+        }
+    }
+}
+
 /// An entity found in a storage once, for reading several of its components after one
 /// look-up (what [`QueryState::get`](crate::QueryState::get) does per call).
 ///
@@ -139,7 +190,7 @@ pub trait EntityPlace: Copy {
     /// once and reads the next entity of that chunk by its row alone. The default answers
     /// `None`: every read goes through `ptr_of`.
     #[inline]
-    fn chunk_row(&self) -> Option<(usize, usize)> {
+    fn chunk_row(&self) -> Option<ChunkRow> {
         None
     }
 }
@@ -274,14 +325,15 @@ pub trait FoldChunk<C, B> {
 ///   for stale handles too, while the borrow lasts; `ptr_of::<T>(c)` answers the same for
 ///   `c` = `T`'s id.
 /// * **Rows.** If two places found through one shared borrow of the storage answer
-///   `chunk_row()` with `Some((k, r1))` and `Some((k, r2))`, then for every `T` with
+///   `chunk_row()` with the same key `k` and rows `r1` and `r2`, then for every `T` with
 ///   `is_dense::<T>()` and `c` = `T`'s id, `ptr_of::<T>(c)` is `None` on both, or `Some(p1)`
 ///   and `Some(p2)` with `p2 == p1.wrapping_offset(r2 as isize - r1 as isize)` in units of
 ///   `T`, both in one allocation (one array of `T`s per key), so a pointer derived from
 ///   `p1` may read `p2` while the borrow lasts.
-/// * **Keys.** If `entity_row(e)` is `Some((k, r))`, the storage holds `e`, and every chunk of
-///   `query_chunks` (any descriptor, same borrow) whose `chunk_key` is `Some(k)` has `e` at
-///   row `r` (`r < entities().len()`), with its values at row `r` of each `Dense` column.
+/// * **Keys.** If `entity_row(e)` is `Some` with key `k` and row `r`, the storage holds `e`,
+///   and every chunk of `query_chunks` (any descriptor, same borrow) whose `chunk_key` is
+///   `Some(k)` has `e` at row `r` (`r < entities().len()`), with its values at row `r` of
+///   each `Dense` column.
 ///   When every chunk of a query has a key and `e` matches the descriptor, one of them has
 ///   key `k` (no two chunks of a query share a key). If `entity_row(e)` is `None`, `e` is in
 ///   no keyed chunk of any query (it may be in unkeyed ones).
@@ -484,7 +536,7 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
     /// keyed (tables); see [`Storage::chunk_key`]. The default answers `None`: random access
     /// then reads through [`Storage::place`].
     #[inline]
-    fn entity_row(&self, entity: Entity) -> Option<(usize, usize)> {
+    fn entity_row(&self, entity: Entity) -> Option<ChunkRow> {
         let _ = entity;
         None
     }
@@ -493,7 +545,7 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
     /// [`QueryView`](crate::query::QueryView) can resolve each chunk's columns once and then
     /// answer `get(entity)` from [`Storage::entity_row`]. The default answers `None`.
     #[inline]
-    fn chunk_key(chunk: &Self::Chunk<'_>) -> Option<usize> {
+    fn chunk_key(chunk: &Self::Chunk<'_>) -> Option<ChunkKey> {
         let _ = chunk;
         None
     }

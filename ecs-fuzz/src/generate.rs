@@ -1,33 +1,21 @@
-//! Seeded operation sequences for stable-toolchain runs: a SplitMix64 generator and a
-//! weighted choice of [`Op`]s, so a seed names one sequence forever (on one version of this
+//! Seeded operation sequences for stable-toolchain runs: the kit's SplitMix64 generator and
+//! a weighted choice of [`Op`]s, so a seed names one sequence forever (on one version of this
 //! crate) and a failure reproduces from the seed alone.
 
 use crate::op::{Command, Op};
 
-/// SplitMix64: tiny, fast and good enough to pick operations.
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
+pub use ecs_conformance::kit::Rng;
 
-impl Rng {
-    /// A generator starting from `seed`.
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
+/// What the generator draws besides the kit's: bytes, shorts and component values.
+trait Draw {
+    fn byte(&mut self) -> u8;
+    fn short(&mut self) -> u16;
+    /// A component value: mostly small numbers (so `% k` conditions in systems and writes
+    /// hit often), sometimes any.
+    fn value(&mut self) -> u32;
+}
 
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n
-    }
-
+impl Draw for Rng {
     fn byte(&mut self) -> u8 {
         self.next_u64() as u8
     }
@@ -36,8 +24,6 @@ impl Rng {
         self.next_u64() as u16
     }
 
-    /// A component value: mostly small numbers (so `% k` conditions in systems and writes
-    /// hit often), sometimes any.
     fn value(&mut self) -> u32 {
         match self.below(4) {
             0 => self.next_u64() as u32,

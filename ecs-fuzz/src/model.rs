@@ -10,7 +10,7 @@ use hashbrown::{HashMap, HashSet};
 use ecs_core::Entity;
 
 use crate::components::{tracked, Row, ROW_LEN};
-use crate::links::Links;
+use ecs_conformance::kit::links::Links;
 
 /// Which of a tracked component's two change logs a filter reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -46,6 +46,13 @@
 //! assert_eq!(world.get::<Health>(e), Some(&Health(9)));
 //! ```
 
+mod chunk;
+mod place;
+mod query_cache;
+mod split;
 mod storage;
 
-pub use storage::{HybridChunk, HybridChunks, HybridPlace, HybridQueryCache, HybridStorage};
+pub use chunk::{HybridChunk, HybridChunks};
+pub use place::HybridPlace;
+pub use query_cache::HybridQueryCache;
+pub use storage::HybridStorage;

@@ -33,20 +33,18 @@ use ecs_core::bundle::{Bundle, BundleInfo};
 use ecs_core::component::{Component, ComponentId, Components, StorageKind};
 use ecs_core::entity::Entity;
 use ecs_core::layout::StorageLayout;
-use ecs_core::storage::{
-    ColumnAccess, ColumnValues, EntityPlace, FoldChunk, QueryChunk, QueryDescriptor, SlotRole,
-    Storage,
-};
+use ecs_core::storage::{ChunkKey, ChunkRow, ColumnValues, FoldChunk, QueryDescriptor, Storage};
 use ecs_core::unwind::for_each_completing;
 use ecs_core::EcsError;
-use ecs_sparse::{SparseChunk, SparseChunks, SparseSet, SparseStorage};
+use ecs_sparse::{SparseSet, SparseStorage};
 
 use ecs_archetype::archetypes::Archetypes;
-use ecs_archetype::chunk::{ArchetypeChunk, ArchetypeChunks};
-use ecs_archetype::query_cache::QueryCache;
-use ecs_archetype::split::OffTable;
-use ecs_archetype::table::TableRow;
 use ecs_archetype::ArchetypeStorage;
+
+use crate::chunk::{HybridChunk, HybridChunks, TableFold};
+use crate::place::HybridPlace;
+use crate::query_cache::HybridQueryCache;
+use crate::split::SparseFields;
 
 /// Table components in archetypes, sparse components in sparse sets, in one world.
 ///
@@ -64,47 +62,10 @@ use ecs_archetype::ArchetypeStorage;
 ///   at, exact.
 #[derive(Debug, Default)]
 pub struct HybridStorage {
-    tables: ArchetypeStorage,
-    sparse: SparseStorage,
+    pub(crate) tables: ArchetypeStorage,
+    pub(crate) sparse: SparseStorage,
     kinds: Vec<Option<StorageKind>>,
-    structure: u64,
-}
-
-/// An entity found in a [`HybridStorage`]: its table row (found once) for table components,
-/// the entity itself for sparse ones (each read by its set).
-#[derive(Clone, Copy)]
-pub struct HybridPlace<'a> {
-    storage: &'a HybridStorage,
-    row: TableRow<'a>,
-    entity: Entity,
-}
-
-impl EntityPlace for HybridPlace<'_> {
-    #[inline]
-    fn ptr(&self, component: ComponentId) -> Option<NonNull<u8>> {
-        match self.storage.kind(component)? {
-            StorageKind::Table => self.row.ptr(component),
-            StorageKind::Sparse => self.storage.sparse.get_ptr(self.entity, component),
-        }
-    }
-
-    /// The half `T::STORAGE` names, with no look-up of the kind: a typed component is kept
-    /// as its declared kind (the registry records `T::STORAGE`), and a half that never
-    /// stored it answers `None`, as `ptr` does.
-    #[inline]
-    fn ptr_of<T: Component>(&self, component: ComponentId) -> Option<NonNull<u8>> {
-        match T::STORAGE {
-            StorageKind::Table => self.row.ptr_of::<T>(component),
-            StorageKind::Sparse => self.storage.sparse.get_ptr(self.entity, component),
-        }
-    }
-
-    /// The table row's: the types the "Rows" promise covers (`is_dense`, table kind) are
-    /// read from the row exactly as the table backend reads them.
-    #[inline]
-    fn chunk_row(&self) -> Option<(usize, usize)> {
-        self.row.chunk_row()
-    }
+    pub(crate) structure: u64,
 }
 
 impl HybridStorage {
@@ -151,306 +112,6 @@ impl HybridStorage {
         }
         self.kinds[component.index()] = Some(kind);
         kind
-    }
-}
-
-/// The hybrid's split of a spawned bundle (see [`ecs_archetype::split`]): table components
-/// go to the table row, sparse ones into the sparse half's sets.
-struct SparseFields<'a>(&'a mut SparseStorage);
-
-// SAFETY: typed components are registered with `T::STORAGE` (a named instance of `T` with
-// `T`'s storage kind), so the two answers agree, and a registered kind never changes.
-unsafe impl OffTable for SparseFields<'_> {
-    #[inline(always)]
-    fn in_tables<T: Component>() -> bool {
-        T::STORAGE == StorageKind::Table
-    }
-
-    #[inline]
-    fn id_in_tables(id: ComponentId, components: &Components) -> bool {
-        components.info(id).storage() == StorageKind::Table
-    }
-
-    fn store<T: Component>(
-        &mut self,
-        entity: Entity,
-        id: ComponentId,
-        value: T,
-        components: &Components,
-    ) {
-        let value = std::mem::ManuallyDrop::new(value);
-        // SAFETY: the entity is new, so it lacks this component; the value is an owned `T`
-        // (the component `id`, by the `Bundle` contract) that the `ManuallyDrop` keeps us
-        // from dropping.
-        unsafe {
-            self.0
-                .insert_new(entity, id, NonNull::from(&*value).cast(), components)
-        }
-    }
-}
-
-/// A hybrid query's cached plan: which slots are table components, and the table matches.
-///
-/// # Invariants
-/// Once `planned`, for the descriptor the plan was made for: `kinds[s]` is the registered
-/// kind of slot `s`'s component (a fact fixed at registration, so the plan never goes
-/// stale); `table_descriptor` is that descriptor with every sparse slot made `Optional` and
-/// every table slot keeping its role; `tables` was built from `table_descriptor` unless
-/// `all_sparse`, which is true exactly when no slot is a table component; `joins_sets` is
-/// true exactly when some slot is a sparse component (so, when it is false, the table
-/// descriptor is the descriptor itself).
-///
-/// The alignment memo: when `aligned_at` is `Some(v)` and the storage's `structure` is
-/// still `v`, `aligned[t * slots + s]` (for table index `t` and sparse slot `s`, `slots`
-/// the descriptor's slot count) is the position at which the set of slot `s`'s component
-/// holds every entity of table `t` in the table's order, or `NOT_ALIGNED` (`u32::MAX`);
-/// entries for table slots are `NOT_ALIGNED`. Kept so that a query over a world that has
-/// not changed skips the per-table check (one `memcmp` of the table's ids against the set's
-/// run, as much memory as the query reads itself).
-#[derive(Debug, Default)]
-pub struct HybridQueryCache {
-    kinds: Vec<StorageKind>,
-    table_descriptor: QueryDescriptor,
-    tables: QueryCache,
-    all_sparse: bool,
-    joins_sets: bool,
-    planned: bool,
-    aligned: Vec<u32>,
-    aligned_at: Option<u64>,
-}
-
-/// An alignment memo entry: the set does not hold the table's rows in order.
-const NOT_ALIGNED: u32 = u32::MAX;
-
-impl HybridQueryCache {
-    /// Plans `descriptor` from its components' registered kinds.
-    fn plan(&mut self, descriptor: &QueryDescriptor, components: &Components) {
-        self.kinds = descriptor
-            .slots()
-            .iter()
-            .map(|s| components.info(s.component).storage())
-            .collect();
-        let mut table_descriptor = QueryDescriptor::default();
-        for (slot, kind) in descriptor.slots().iter().zip(&self.kinds) {
-            let role = match kind {
-                StorageKind::Table => slot.role,
-                StorageKind::Sparse => SlotRole::Optional,
-            };
-            table_descriptor.push(slot.component, role);
-        }
-        self.all_sparse = self.kinds.iter().all(|k| *k == StorageKind::Sparse);
-        self.joins_sets = self.kinds.contains(&StorageKind::Sparse);
-        self.table_descriptor = table_descriptor;
-        self.tables = QueryCache::default();
-        self.aligned.clear();
-        self.aligned_at = None;
-        self.planned = true;
-    }
-
-    /// Recomputes the alignment memo for `storage` as it is now (see the type's docs).
-    fn memoize_alignment(&mut self, storage: &HybridStorage, descriptor: &QueryDescriptor) {
-        let slots = descriptor.slots().len();
-        let tables = storage.archetypes().tables();
-        self.aligned.clear();
-        self.aligned.resize(tables.len() * slots, NOT_ALIGNED);
-        for &id in self.tables.matched_tables() {
-            let table = &tables[id.index()];
-            for (s, (slot, kind)) in descriptor.slots().iter().zip(&self.kinds).enumerate() {
-                if *kind != StorageKind::Sparse {
-                    continue;
-                }
-                let pos = storage
-                    .sparse
-                    .set(slot.component)
-                    .and_then(|set| set.aligned_position(table.entities()))
-                    .and_then(|pos| u32::try_from(pos).ok());
-                if let Some(pos) = pos {
-                    self.aligned[id.index() * slots + s] = pos;
-                }
-            }
-        }
-        self.aligned_at = Some(storage.structure);
-    }
-}
-
-/// One run of rows of a hybrid query.
-pub enum HybridChunk<'a> {
-    /// A table's rows for a query whose components are all table components: exactly the
-    /// archetype backend's chunk, with nothing to decide per slot.
-    Tables(ArchetypeChunk<'a>),
-    /// A table's rows; sparse slots are looked up per entity.
-    Table {
-        /// The table chunk.
-        chunk: ArchetypeChunk<'a>,
-        /// Where sparse slots are looked up.
-        sparse: &'a SparseStorage,
-        /// The query's descriptor.
-        descriptor: &'a QueryDescriptor,
-        /// The query's plan: each slot's kind and the alignment memo (see
-        /// [`HybridQueryCache`]).
-        plan: &'a HybridQueryCache,
-        /// Whether the plan's alignment memo is current (made at the storage's present
-        /// `structure`).
-        memo: bool,
-    },
-    /// A query over sparse components only, answered by the sparse half.
-    Sparse(SparseChunk<'a>),
-}
-
-impl<'a> QueryChunk<'a> for HybridChunk<'a> {
-    type Lookup = SparseSet;
-
-    #[inline]
-    fn entities(&self) -> &'a [Entity] {
-        match self {
-            HybridChunk::Tables(chunk) | HybridChunk::Table { chunk, .. } => chunk.entities(),
-            HybridChunk::Sparse(chunk) => chunk.entities(),
-        }
-    }
-
-    /// A table slot is answered inline (the common case, once per chunk and slot); sparse
-    /// slots and sparse-half chunks out of line, so the table path stays small enough to
-    /// inline into the query's chunk loop.
-    #[inline(always)]
-    fn column(&self, slot: usize) -> ColumnAccess<'a, SparseSet> {
-        match self {
-            HybridChunk::Tables(chunk) => match chunk.column(slot) {
-                ColumnAccess::Dense(ptr) => ColumnAccess::Dense(ptr),
-                ColumnAccess::Sparse(never) => match *never {},
-                ColumnAccess::Absent => ColumnAccess::Absent,
-            },
-            HybridChunk::Table { chunk, plan, .. } if plan.kinds[slot] == StorageKind::Table => {
-                match chunk.column(slot) {
-                    ColumnAccess::Dense(ptr) => ColumnAccess::Dense(ptr),
-                    ColumnAccess::Sparse(never) => match *never {},
-                    ColumnAccess::Absent => ColumnAccess::Absent,
-                }
-            }
-            _ => self.non_table_column(slot),
-        }
-    }
-
-    /// A chunk of a query over table components only reads its table chunk's column
-    /// unchecked; the other kinds answer as `column` does.
-    #[inline(always)]
-    unsafe fn column_unchecked(&self, slot: usize) -> ColumnAccess<'a, SparseSet> {
-        match self {
-            // SAFETY: the table chunk was made for the plan's table descriptor, which has
-            // one slot per slot of the planned descriptor, whose slot count `query_chunks`
-            // asserts is this chunk's descriptor's; `slot` is below it (caller).
-            HybridChunk::Tables(chunk) => match unsafe { chunk.column_unchecked(slot) } {
-                ColumnAccess::Dense(ptr) => ColumnAccess::Dense(ptr),
-                ColumnAccess::Sparse(never) => match *never {},
-                ColumnAccess::Absent => ColumnAccess::Absent,
-            },
-            _ => self.column(slot),
-        }
-    }
-}
-
-impl<'a> HybridChunk<'a> {
-    /// [`QueryChunk::column`] for a slot that is not a table slot of a table chunk (only
-    /// `column` calls it, after its table-slot test failed).
-    #[inline(never)]
-    fn non_table_column(&self, slot: usize) -> ColumnAccess<'a, SparseSet> {
-        match self {
-            HybridChunk::Table {
-                chunk,
-                sparse,
-                descriptor,
-                plan,
-                memo,
-            } => {
-                debug_assert_eq!(plan.kinds[slot], StorageKind::Sparse, "a table slot");
-                let Some(set) = sparse.set(descriptor.slots()[slot].component) else {
-                    return ColumnAccess::Absent;
-                };
-                // A sparse set holding the table's rows in order (entities spawned together,
-                // or aligned on request) is walked like one more column. The memo answers
-                // while the storage has not changed since it was made; else check now.
-                let rows = chunk.entities();
-                let aligned = if *memo { &plan.aligned[..] } else { &[] };
-                let entry = chunk
-                    .key()
-                    .and_then(|t| aligned.get(t * descriptor.slots().len() + slot));
-                let run = match entry {
-                    Some(&NOT_ALIGNED) => None,
-                    Some(&pos) => set.run_at(pos as usize, rows.len()),
-                    None => set.aligned_with(rows),
-                };
-                match run {
-                    Some(run) => ColumnAccess::Dense(run),
-                    None => ColumnAccess::Sparse(set),
-                }
-            }
-            HybridChunk::Sparse(chunk) => chunk.column(slot),
-            HybridChunk::Tables(_) => unreachable!("answered inline by `column`"),
-        }
-    }
-}
-
-/// The chunks of one hybrid query.
-pub enum HybridChunks<'a> {
-    /// Walking matched tables for a query over table components only.
-    AllTables(ArchetypeChunks<'a>),
-    /// Walking matched tables.
-    Tables {
-        /// The table chunks.
-        chunks: ArchetypeChunks<'a>,
-        /// Where sparse slots are looked up.
-        sparse: &'a SparseStorage,
-        /// The query's descriptor.
-        descriptor: &'a QueryDescriptor,
-        /// The query's plan.
-        plan: &'a HybridQueryCache,
-        /// Whether the plan's alignment memo is current.
-        memo: bool,
-    },
-    /// Driven by the sparse half.
-    Sparse(SparseChunks<'a>),
-}
-
-/// A fold over the hybrid's chunks, handed the table half's chunks one by one, each
-/// wrapped by `wrap` (always inlined, as the `FoldChunk` contract asks, so the caller's row
-/// loop is compiled into each variant's walk).
-struct TableFold<'f, F, W> {
-    inner: &'f mut F,
-    wrap: W,
-}
-
-impl<'a, B, F, W> FoldChunk<ArchetypeChunk<'a>, B> for TableFold<'_, F, W>
-where
-    F: FoldChunk<HybridChunk<'a>, B>,
-    W: Fn(ArchetypeChunk<'a>) -> HybridChunk<'a>,
-{
-    #[inline(always)]
-    fn fold_chunk(&mut self, acc: B, chunk: ArchetypeChunk<'a>) -> B {
-        self.inner.fold_chunk(acc, (self.wrap)(chunk))
-    }
-}
-
-impl<'a> Iterator for HybridChunks<'a> {
-    type Item = HybridChunk<'a>;
-
-    #[inline(always)]
-    fn next(&mut self) -> Option<HybridChunk<'a>> {
-        match self {
-            HybridChunks::Tables {
-                chunks,
-                sparse,
-                descriptor,
-                plan,
-                memo,
-            } => chunks.next().map(|chunk| HybridChunk::Table {
-                chunk,
-                sparse,
-                descriptor,
-                plan,
-                memo: *memo,
-            }),
-            HybridChunks::AllTables(chunks) => chunks.next().map(HybridChunk::Tables),
-            HybridChunks::Sparse(chunks) => chunks.next().map(HybridChunk::Sparse),
-        }
     }
 }
 
@@ -530,8 +191,8 @@ unsafe impl Storage for HybridStorage {
                 memo,
             } => {
                 // The fields are wrapped one by one, as in `next`: a `Copy` struct of the
-                // four, copied into each chunk, made seed 003's joins (query_2..4) run 3-15 %
-                // more instructions.
+                // four, copied into each chunk, made the many-archetype joins (query_2..4,
+                // docs/workloads.md) run more instructions.
                 let (sparse, descriptor, plan, memo) = (*sparse, *descriptor, *plan, *memo);
                 acc = chunks.fold(
                     acc,
@@ -738,14 +399,14 @@ unsafe impl Storage for HybridStorage {
 
     /// The record's table index and row (table chunks are keyed by table).
     #[inline]
-    fn entity_row(&self, entity: Entity) -> Option<(usize, usize)> {
+    fn entity_row(&self, entity: Entity) -> Option<ChunkRow> {
         self.tables.entity_row(entity)
     }
 
     /// Table chunks: the table's index. Runs of rowless entities and chunks of the sparse
     /// half have no key.
     #[inline]
-    fn chunk_key(chunk: &HybridChunk<'_>) -> Option<usize> {
+    fn chunk_key(chunk: &HybridChunk<'_>) -> Option<ChunkKey> {
         match chunk {
             HybridChunk::Tables(chunk) | HybridChunk::Table { chunk, .. } => chunk.key(),
             HybridChunk::Sparse(_) => None,

@@ -141,7 +141,7 @@ fn queries_with_without_and_option() {
     }
     world.spawn((B(1000),));
     let all: u32 = world.query::<&A>().map(|a| a.0).sum();
-    assert_eq!(all, (0..n).sum());
+    assert_eq!(all, (0..n).sum::<u32>());
     assert_eq!(
         world.query_filtered::<&A, With<B>>().count(),
         (2 * n / 3) as usize
@@ -584,16 +584,8 @@ fn queries_requiring_nothing_find_rowless_entities_between_rows() {
     check(&world);
 }
 
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n
-    }
-}
+/// The shared kit's seeded generator, so failures replay.
+use ecs_conformance::kit::Rng;
 
 /// Sorted `(entity, A, B?, C?)` of every entity with `A`, for comparing worlds.
 fn snapshot<S: Storage>(world: &mut World<S>) -> Vec<(Entity, u32, Option<u64>, Option<String>)> {
@@ -618,12 +610,12 @@ fn matches_the_reference_backend_under_random_operations() {
     let mut arch = ArchWorld::new();
     let mut reference = World::<VecStorage>::new();
     let mut live: Vec<Entity> = Vec::new();
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     for step in 0..scale(3000, 300) {
         let value = step as u32;
-        match rng.below(10) {
+        match rng.index(10) {
             0 | 1 if live.len() < 200 => {
-                let (x, y) = match rng.below(4) {
+                let (x, y) = match rng.index(4) {
                     0 => (arch.spawn((A(value),)), reference.spawn((A(value),))),
                     1 => (
                         arch.spawn((A(value), B(value as u64))),
@@ -640,8 +632,8 @@ fn matches_the_reference_backend_under_random_operations() {
             }
             _ if live.is_empty() => {}
             2 | 3 => {
-                let e = live[rng.below(live.len())];
-                match rng.below(4) {
+                let e = live[rng.index(live.len())];
+                match rng.index(4) {
                     0 => assert_eq!(arch.insert(e, A(value)), reference.insert(e, A(value))),
                     1 => assert_eq!(
                         arch.insert(e, B(value as u64)),
@@ -655,8 +647,8 @@ fn matches_the_reference_backend_under_random_operations() {
                 }
             }
             4 | 5 => {
-                let e = live[rng.below(live.len())];
-                match rng.below(4) {
+                let e = live[rng.index(live.len())];
+                match rng.index(4) {
                     0 => assert_eq!(arch.remove::<A>(e), reference.remove::<A>(e)),
                     1 => assert_eq!(arch.remove::<B>(e), reference.remove::<B>(e)),
                     2 => assert_eq!(arch.remove::<C>(e), reference.remove::<C>(e)),
@@ -664,11 +656,11 @@ fn matches_the_reference_backend_under_random_operations() {
                 }
             }
             6 => {
-                let e = live.swap_remove(rng.below(live.len()));
+                let e = live.swap_remove(rng.index(live.len()));
                 assert_eq!(arch.despawn(e), reference.despawn(e));
             }
             7 => {
-                let e = live[rng.below(live.len())];
+                let e = live[rng.index(live.len())];
                 assert_eq!(arch.get::<A>(e), reference.get::<A>(e));
                 assert_eq!(arch.get::<C>(e), reference.get::<C>(e));
                 if let Some(b) = arch.get_mut::<B>(e) {
@@ -676,7 +668,7 @@ fn matches_the_reference_backend_under_random_operations() {
                     reference.get_mut::<B>(e).unwrap().0 += 1;
                 }
             }
-            8 if rng.below(50) == 0 => {
+            8 if rng.index(50) == 0 => {
                 arch.clear();
                 reference.clear();
                 live.clear();
@@ -780,7 +772,10 @@ fn chunk_rows_name_the_table_and_row() {
     let other_empty = world.spawn(());
     let a = world.register_component::<A>();
     let storage = world.storage();
-    let key_row = |e| storage.place(e).unwrap().chunk_row().unwrap();
+    let key_row = |e| {
+        let at = storage.place(e).unwrap().chunk_row().unwrap();
+        (at.key, at.row)
+    };
     let ((k0, r0), (k1, r1), (kab, rab)) = (key_row(a0), key_row(a1), key_row(ab));
     assert_eq!(
         (k0, r0, r1, rab),

@@ -10,9 +10,8 @@
 
 use std::ops::DerefMut;
 
+use ecs_conformance::kit::Rng;
 use ecs_core::{Entity, Storage, World};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 
 use super::{info, sizes, InfoExt};
 use crate::components::{hash_f32s, mix, Digest, Health, Position, Rotation, Velocity};
@@ -427,8 +426,8 @@ impl Workload for Distributed {
     }
 }
 
-/// `random`: the seed's Random test, driven by a fixed-seed ChaCha8 generator so every
-/// backend performs the same operations.
+/// `random`: the seed's Random test, driven by a fixed-seed generator (the workspace's
+/// shared SplitMix64, `kit::Rng`) so every backend performs the same operations.
 pub struct Random(WorkloadInfo);
 
 /// The random test's generator seed.
@@ -438,7 +437,7 @@ const RANDOM_REPS: usize = 10;
 /// The state the random test threads through its steps.
 struct RandomRun<'w, S: Storage> {
     world: &'w mut World<S>,
-    rng: ChaCha8Rng,
+    rng: Rng,
     live: Vec<Entity>,
     events: u64,
 }
@@ -448,7 +447,7 @@ impl<S: Storage> RandomRun<'_, S> {
         if self.live.is_empty() {
             return None;
         }
-        let index = self.rng.random_range(0..self.live.len());
+        let index = self.rng.index(self.live.len());
         Some(self.live[index])
     }
 
@@ -464,9 +463,9 @@ impl<S: Storage> RandomRun<'_, S> {
     fn create_attempts(&mut self, attempts: usize) {
         for i in 0..attempts {
             let probability = 1.0 - i as f64 / attempts as f64;
-            if self.rng.random::<f64>() < probability {
+            if self.rng.unit_f64() < probability {
                 let e = self.world.spawn(());
-                let mask: u8 = self.rng.random();
+                let mask = self.rng.next_u64() as u8;
                 for k in (0..4).filter(|k| mask & (1 << k) != 0) {
                     insert_nth(self.world, e, k, i as f32);
                 }
@@ -479,10 +478,10 @@ impl<S: Storage> RandomRun<'_, S> {
 
     fn random_ops(&mut self, ops: usize) {
         for _ in 0..ops {
-            match self.rng.random_range(0..3) {
+            match self.rng.below(3) {
                 0 => self.write_random(),
                 1 => {
-                    let k = self.rng.random_range(0..4);
+                    let k = self.rng.index(4);
                     if let Some(e) = self.pick() {
                         if !has_nth(self.world, e, k) {
                             insert_nth(self.world, e, k, 0.5);
@@ -491,7 +490,7 @@ impl<S: Storage> RandomRun<'_, S> {
                     }
                 }
                 _ => {
-                    let k = self.rng.random_range(0..4);
+                    let k = self.rng.index(4);
                     if let Some(e) = self.pick() {
                         self.events += u64::from(remove_nth(self.world, e, k)) << 40;
                     }
@@ -503,8 +502,8 @@ impl<S: Storage> RandomRun<'_, S> {
     fn delete_attempts(&mut self, attempts: usize) {
         for i in 0..attempts {
             let probability = i as f64 / attempts as f64;
-            if !self.live.is_empty() && self.rng.random::<f64>() < probability {
-                let index = self.rng.random_range(0..self.live.len());
+            if !self.live.is_empty() && self.rng.unit_f64() < probability {
+                let index = self.rng.index(self.live.len());
                 let e = self.live.swap_remove(index);
                 self.world.despawn(e).expect("live entity");
             } else {
@@ -526,7 +525,7 @@ impl Workload for Random {
                 let mut world = World::<S>::new();
                 let mut run = RandomRun {
                     world: &mut world,
-                    rng: ChaCha8Rng::seed_from_u64(RANDOM_SEED),
+                    rng: Rng::new(RANDOM_SEED),
                     live: Vec::new(),
                     events: 0,
                 };

@@ -24,6 +24,8 @@
 //! each round's creation (its peak). The report prints the seed's table (run time, index
 //! memory, µs per entity) per backend next to the seed's numbers ([`ScalingTable`]).
 
+// The shared kit's seeded generator: every backend and index sees one stream.
+use ecs_conformance::kit::Rng;
 use std::alloc::Layout;
 use std::time::Instant;
 
@@ -96,33 +98,17 @@ pub enum IndexKind {
     Legacy,
 }
 
-/// A small deterministic generator (splitmix64): every backend and index sees one stream.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 /// The 75 templates: `(type, name)` pairs, names unique within a template, 1 to 11 each.
 pub fn templates() -> Vec<Vec<(usize, usize)>> {
-    let mut rng = Rng(0x5EED_0001);
+    let mut rng = Rng::new(0x5EED_0001);
     (0..TEMPLATES)
         .map(|t| {
             let count = 1 + t % 11;
             let mut entries = vec![(0, 0)];
             while entries.len() < count {
-                let name = 1 + rng.below(NAMES.len() - 1);
+                let name = 1 + rng.index(NAMES.len() - 1);
                 if entries.iter().all(|&(_, n)| n != name) {
-                    entries.push((rng.below(TYPES.len()), name));
+                    entries.push((rng.index(TYPES.len()), name));
                 }
             }
             entries
@@ -275,14 +261,14 @@ impl<S: Storage> Harness<S> {
             legacy: LegacyIndex::default(),
             live: Vec::new(),
             picks: Vec::new(),
-            rng: Rng(0xE171_7100),
+            rng: Rng::new(0xE171_7100),
             stats: RunStats::default(),
         }
     }
 
     fn create(&mut self, count: usize) {
         for _ in 0..count {
-            let template = self.rng.below(TEMPLATES);
+            let template = self.rng.index(TEMPLATES);
             let e = self.world.spawn(());
             for &(ty, name) in &self.templates[template] {
                 let id = self.ids[ty * NAMES.len() + name];
@@ -319,9 +305,9 @@ impl<S: Storage> Harness<S> {
     fn pick(&mut self, count: usize) {
         self.picks.clear();
         for _ in 0..RANDOM_LOOKUPS.min(count) {
-            let (e, template) = self.live[self.rng.below(self.live.len())];
+            let (e, template) = self.live[self.rng.index(self.live.len())];
             let entries = &self.templates[template as usize];
-            let (_, name) = entries[self.rng.below(entries.len())];
+            let (_, name) = entries[self.rng.index(entries.len())];
             self.picks.push((e, name as u8));
         }
     }
@@ -353,7 +339,7 @@ impl<S: Storage> Harness<S> {
         let over = self.live.len().saturating_sub(LIVE_TARGET);
         let count = over.max(round / 10).min(self.live.len());
         for _ in 0..count {
-            let i = self.rng.below(self.live.len());
+            let i = self.rng.index(self.live.len());
             let (e, _) = self.live.swap_remove(i);
             self.world.despawn(e).expect("live");
             if self.kind == IndexKind::Legacy {

@@ -3,10 +3,8 @@
 //! archetypes. The thesis reports relative results only (Jade vs Matter), so there is no
 //! absolute anchor.
 
+use ecs_conformance::kit::Rng;
 use ecs_core::{Entity, Storage, World};
-use rand::seq::SliceRandom;
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 
 use super::{info, sizes, InfoExt};
 use crate::components::*;
@@ -115,7 +113,7 @@ pub(crate) fn access_bundle(i: usize) -> (Position, Velocity, Rotation) {
 /// The order random_access visits entities in: spawn indices, shuffled with [`SHUFFLE_SEED`].
 pub(crate) fn shuffled_order(n: usize) -> Vec<usize> {
     let mut order: Vec<usize> = (0..n).collect();
-    order.shuffle(&mut ChaCha8Rng::seed_from_u64(SHUFFLE_SEED));
+    Rng::new(SHUFFLE_SEED).shuffle(&mut order);
     order
 }
 

@@ -13,10 +13,8 @@
 //!
 //! The memory half of the seed (linear array vs sparse set) is in [`super::seed004_memory`].
 
+use ecs_conformance::kit::Rng;
 use ecs_core::{Entity, Storage, World};
-use rand::seq::SliceRandom;
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 
 use super::{info, sizes, InfoExt};
 use crate::components::{Data, Digest};
@@ -65,7 +63,7 @@ impl Order {
         match self {
             Order::Linear => {}
             Order::Reverse => order.reverse(),
-            Order::Random => order.shuffle(&mut ChaCha8Rng::seed_from_u64(ORDER_SEED)),
+            Order::Random => Rng::new(ORDER_SEED).shuffle(&mut order),
         }
         order
     }

@@ -324,7 +324,7 @@ impl<S: Storage> Descendants<'_, S> {
         } else {
             None
         };
-        let Some((key, row)) = keyed else {
+        let Some((key, row)) = keyed.map(|at| (at.key.index(), at.row as usize)) else {
             return links_in(ids, &place);
         };
         if self.rows.key != Some(key) {

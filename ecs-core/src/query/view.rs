@@ -14,7 +14,7 @@
 
 use super::{FetchContext, QueryData, QueryFilter, QueryState, ReadOnlyQueryData};
 use crate::entity::Entity;
-use crate::storage::Storage;
+use crate::storage::{ChunkKey, ChunkRow, Storage};
 use crate::world::WorldView;
 
 /// Random access to a query's items for one borrow of the world: made by
@@ -61,7 +61,7 @@ impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> QueryView<'w, Q, F, S> {
                 .storage()
                 .query_chunks(&state.cache, &state.descriptor, world.entities().alive());
         for chunk in chunks {
-            let Some(key) = S::chunk_key(&chunk) else {
+            let Some(key) = S::chunk_key(&chunk).map(ChunkKey::index) else {
                 keyed = false;
                 continue;
             };
@@ -185,7 +185,8 @@ impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> QueryView<'w, Q, F, S> {
         }
         // `None`: a stale handle, or an entity with no row (it matches only queries whose
         // chunks include unkeyed ones, and those take the path above).
-        let (key, row) = self.world.storage().entity_row(entity)?;
+        let ChunkRow { key, row } = self.world.storage().entity_row(entity)?;
+        let (key, row) = (key.index(), row as usize);
         // No fetch for the key: every chunk has a key and none is the entity's, so it does
         // not match the descriptor (the `Storage` contract on `entity_row`).
         let mut fetch = self.fetches.get(key)?.as_ref()?.clone();

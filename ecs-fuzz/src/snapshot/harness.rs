@@ -18,47 +18,7 @@ use ecs_sparse::SparseStorage;
 
 use ecs_core::ComponentDescriptor;
 
-use super::kit::{apply, build, dump, raw_descriptor, registry, Fingerprint, Step};
-
-/// The world every input is loaded into: a few entities with links, instances and a
-/// resource, so a merge meets a non-empty world.
-pub fn target_steps() -> Vec<Step> {
-    vec![
-        Step::Spawn {
-            pos: Some((1, 2)),
-            tag: true,
-            label: Some(1),
-            fx: None,
-            raw: None,
-            secret: true,
-        },
-        Step::Spawn {
-            pos: None,
-            tag: false,
-            label: None,
-            fx: Some(3),
-            raw: Some([1, 2, 3, 4]),
-            secret: false,
-        },
-        Step::Named {
-            entity: 0,
-            name: 0,
-            value: 9,
-        },
-        Step::Parent {
-            child: 1,
-            parent: 0,
-        },
-        Step::Target {
-            entity: 1,
-            primary: 0,
-            others: vec![1],
-            backup: None,
-        },
-        Step::Link { entity: 0, to: 1 },
-        Step::Score(5),
-    ]
-}
+use super::kit::{apply, build, dump, raw_descriptor, registry, target_steps, Fingerprint, Step};
 
 /// The format byte for JSON (bit 0 clear) or postcard, on backend `backend` (0..4).
 pub fn selector(json: bool, backend: u8) -> u8 {

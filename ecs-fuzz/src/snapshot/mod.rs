@@ -1,11 +1,12 @@
-//! Snapshot loading under fuzzing, and the kit every snapshot test shares.
+//! Snapshot loading under fuzzing.
 //!
-//! * [`kit`]: the component pool, the registry, worlds built from recipes, dumps;
+//! * [`kit`]: the component pool, the registry, worlds built from recipes, dumps (the
+//!   shared test kit's, [`ecs_conformance::kit::snapshot`]);
 //! * [`harness`]: one input through a loader, every promise of a load checked;
 //! * [`mutate`]: the stable-toolchain mutation fuzzer (`ecs-fuzz snapshot --inputs N`).
 
 pub mod harness;
-pub mod kit;
 pub mod mutate;
 
+pub use ecs_conformance::kit::snapshot as kit;
 pub use harness::check_input;

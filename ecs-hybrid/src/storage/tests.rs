@@ -1,4 +1,5 @@
 use super::*;
+use ecs_core::storage::{ColumnAccess, QueryChunk};
 use ecs_core::{With, Without, World};
 
 #[derive(Debug, PartialEq, Clone, Copy)]
@@ -250,7 +251,7 @@ fn a_sparse_set_holding_a_tables_rows_in_order_is_walked_densely() {
     world.remove::<OnFire>(entities[0]).unwrap();
     assert_eq!(slots(&world, &state), vec![false]);
     let sum: u32 = world.query::<&OnFire>().map(|f| f.0).sum();
-    assert_eq!(sum, (1..n as u32).map(|i| 2 * i).sum());
+    assert_eq!(sum, (1..n as u32).map(|i| 2 * i).sum::<u32>());
 }
 
 #[test]
@@ -669,4 +670,31 @@ fn folding_chunks_hands_out_what_next_does() {
         assert!(by_next.0.iter().all(|(v, _)| *v == variant));
         assert_eq!(by_next.0, by_fold.0, "the same chunks, in the same order");
     }
+}
+
+#[test]
+fn the_derive_attribute_decides_which_half_keeps_a_type() {
+    #[derive(ecs_core::Component)]
+    #[component(storage = "sparse", track_changes)]
+    struct Poison(#[allow(dead_code)] u32);
+    #[derive(ecs_core::Component)]
+    #[component(track_changes)]
+    struct Hp(#[allow(dead_code)] u32);
+
+    let mut world = HybridWorld::new();
+    let e = world.spawn((Pos(1.0), Poison(2), Hp(3)));
+    let (pos, poison, hp) = (
+        world.component_id::<Pos>().unwrap(),
+        world.component_id::<Poison>().unwrap(),
+        world.component_id::<Hp>().unwrap(),
+    );
+    let hybrid = world.storage();
+    assert_eq!(hybrid.kind(poison), Some(StorageKind::Sparse));
+    assert_eq!(hybrid.kind(pos), Some(StorageKind::Table));
+    assert_eq!(hybrid.kind(hp), Some(StorageKind::Table));
+    assert!(hybrid.sparse().set(poison).unwrap().contains(e));
+    assert!(
+        hybrid.sparse().set(hp).is_none() && hybrid.sparse().set(pos).is_none(),
+        "table components stay out of the sets"
+    );
 }

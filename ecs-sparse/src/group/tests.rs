@@ -51,16 +51,8 @@ fn check_groups(world: &World<SparseStorage>) {
     }
 }
 
-/// A tiny deterministic generator (xorshift), so failures replay.
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
-}
+/// The shared kit's seeded generator, so failures replay.
+use ecs_conformance::kit::Rng;
 
 /// Random spawns, inserts, removes, despawns and a clear, with a group over (A, B) made
 /// midway: the invariant holds after every step, and grouped queries give exactly what an
@@ -70,7 +62,7 @@ fn random_changes_keep_the_group_packed_and_queries_right() {
     let mut grouped = World::<SparseStorage>::new();
     let mut plain = World::<SparseStorage>::new();
     let mut live: Vec<(Entity, Entity)> = Vec::new();
-    let mut rng = Rng(0x6A0B_5EED);
+    let mut rng = Rng::new(0x6A0B_5EED);
     for op in 0..OPS {
         if op == OPS / 4 {
             grouped.group::<(A, B)>().unwrap();
@@ -81,11 +73,11 @@ fn random_changes_keep_the_group_packed_and_queries_right() {
             plain.clear();
             live.clear();
         }
-        let pick = (!live.is_empty()).then(|| rng.below(live.len()));
+        let pick = (!live.is_empty()).then(|| rng.index(live.len()));
         let v = op as u32;
-        match (rng.below(8), pick) {
+        match (rng.index(8), pick) {
             (0 | 1, _) | (_, None) => {
-                let (g, p) = match rng.below(3) {
+                let (g, p) = match rng.index(3) {
                     0 => (
                         grouped.spawn((A(v), B(v.to_string()))),
                         plain.spawn((A(v), B(v.to_string()))),
