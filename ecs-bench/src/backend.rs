@@ -68,6 +68,9 @@ backends! {
     Sparse => ecs_sparse::SparseStorage, reported: true;
     /// `ecs_hybrid::HybridStorage`: tables and sparse sets, per `Component::STORAGE`.
     Hybrid => ecs_hybrid::HybridStorage, reported: true;
+    /// `ecs_array::ArrayStorage`: one slot array per component, indexed by entity index
+    /// (the backend written only against ecs-core's public API).
+    Array => ecs_array::ArrayStorage, reported: true;
 }
 
 impl Backend {

@@ -96,7 +96,7 @@ fn writes_every_output_file() {
     assert!(baseline.ratios.values().all(|runners| runners.len() >= 2
         && runners
             .keys()
-            .all(|r| ["archetype", "sparse", "hybrid", "vec"].contains(&r.as_str()))));
+            .all(|r| ["archetype", "sparse", "hybrid", "array", "vec"].contains(&r.as_str()))));
     assert!(!baseline
         .ratios
         .contains_key("seed004/remove_shift_linear_10k"));

@@ -376,8 +376,16 @@ impl Runner {
         let got = on_lanes!(self.lanes, self.current, lane => {
             lane.schedule.set_parallel(parallel);
             lane.schedule.run(&mut lane.world);
-            RunReport::read(&lane.world)
+            (RunReport::read(&lane.world), lane.schedule.error_count())
         });
+        let skipped = got.each_ref().map(|(_, errors)| *errors);
+        if let Some(k) = (1..skipped.len()).find(|&k| skipped[k] != skipped[0]) {
+            return Err((
+                crate::lanes::BACKENDS[k],
+                format!("schedule: {skipped:?} commands skipped per backend"),
+            ));
+        }
+        let got = got.map(|(report, _)| report);
         let reserved = match pending.spawns() {
             0 => Vec::new(),
             _ => got[0].spawned.clone(),

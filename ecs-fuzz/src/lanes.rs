@@ -1,7 +1,8 @@
 //! One world per backend, with what the fuzzer keeps beside each world, and the macro that
-//! runs one piece of code on all four.
+//! runs one piece of code on all five.
 
 use ecs_archetype::ArchetypeStorage;
+use ecs_array::ArrayStorage;
 use ecs_core::testing::VecStorage;
 use ecs_hybrid::HybridStorage;
 use std::alloc::Layout;
@@ -15,8 +16,14 @@ use crate::components::DYNAMIC;
 use crate::readers::Readers;
 use crate::systems;
 
-/// The backends, in the order of every four-element answer: the reference first.
-pub const BACKENDS: [&str; 4] = ["reference (VecStorage)", "sparse", "archetype", "hybrid"];
+/// The backends, in the order of every five-element answer: the reference first.
+pub const BACKENDS: [&str; 5] = [
+    "reference (VecStorage)",
+    "sparse",
+    "archetype",
+    "hybrid",
+    "array",
+];
 
 /// A world on backend `S` and the fuzzer's persistent state for it.
 pub struct Lane<S: Storage> {
@@ -55,7 +62,10 @@ impl<S: Storage> Lane<S> {
         let mut world = World::new();
         let dynamic = [0, 1].map(|which| world.register_dynamic(dynamic_descriptor(which)));
         let readers = Readers::new(&mut world);
-        let (schedule, systems) = systems::schedule(&mut world);
+        let (mut schedule, systems) = systems::schedule(&mut world);
+        // Skipped commands are expected here (systems act on entities others despawn);
+        // the fuzzer compares how many each backend skipped instead of printing each.
+        schedule.set_error_handler(ecs_core::schedule::errors::ignore_error);
         Lane {
             world,
             queue: CommandQueue::new(),
@@ -73,7 +83,7 @@ impl<S: Storage> Default for Lane<S> {
     }
 }
 
-/// The four lanes.
+/// The five lanes.
 #[derive(Default)]
 pub struct Lanes {
     /// `ecs_core::testing::VecStorage`, the reference.
@@ -84,11 +94,13 @@ pub struct Lanes {
     pub archetype: Lane<ArchetypeStorage>,
     /// `ecs_hybrid::HybridStorage`.
     pub hybrid: Lane<HybridStorage>,
+    /// `ecs_array::ArrayStorage`.
+    pub array: Lane<ArrayStorage>,
 }
 
 /// Evaluates `$body` once per backend with `$lane` bound to that backend's `&mut Lane<S>`,
 /// recording in `$current` (a `&'static str` place) which backend runs, so a panic can be
-/// attributed; yields the four results as an array in [`BACKENDS`] order.
+/// attributed; yields the five results as an array in [`BACKENDS`] order.
 #[macro_export]
 macro_rules! on_lanes {
     ($lanes:expr, $current:expr, $lane:ident => $body:expr) => {{
@@ -113,7 +125,12 @@ macro_rules! on_lanes {
             let $lane = &mut lanes.hybrid;
             $body
         };
+        $current = $crate::lanes::BACKENDS[4];
+        let r4 = {
+            let $lane = &mut lanes.array;
+            $body
+        };
         $current = "model";
-        [r0, r1, r2, r3]
+        [r0, r1, r2, r3, r4]
     }};
 }

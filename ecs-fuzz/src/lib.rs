@@ -2,7 +2,7 @@
 //!
 //! Differential fuzzing of the ECS: one sequence of operations is applied to a world on
 //! every storage backend (the reference `VecStorage`, `SparseStorage`, `ArchetypeStorage`,
-//! `HybridStorage`) and to a plain `HashMap` model, and every answer is compared: returned
+//! `HybridStorage`, `ArrayStorage`) and to a plain `HashMap` model, and every answer is compared: returned
 //! values and errors, entity handles, query results (as multisets sorted by entity), change
 //! filter reports, schedule outcomes, and the whole world at the end.
 //!
@@ -12,7 +12,7 @@
 //! that learns each component's kind on first store), so the bugs worth fearing are in
 //! *sequences*: a query over a type no entity ever held, a group formed after entities moved,
 //! a change log read after its entity's index was reused. Random sequences find those, and
-//! four backends plus a model make every answer checkable without writing expectations.
+//! five backends plus a model make every answer checkable without writing expectations.
 //!
 //! * [`run`] applies a sequence and reports the first [`Mismatch`] (a disagreement or a
 //!   panic, with the operation's index, the operation and the backend);

@@ -178,7 +178,7 @@ fn fuzz(options: &Options) -> ExitCode {
 fn print_rate(what: &str, total: u64, elapsed: Duration) {
     let secs = elapsed.as_secs_f64();
     println!(
-        "{what}: {total} ops in {secs:.1} s, {:.0} ops/s (each op on 4 backends and the model)",
+        "{what}: {total} ops in {secs:.1} s, {:.0} ops/s (each op on 5 backends and the model)",
         total as f64 / secs.max(1e-9)
     );
 }

@@ -151,7 +151,7 @@ pub(crate) enum ModelCommand {
     Despawn(Entity),
 }
 
-/// The state of one fuzzed run: the four lanes, the model and the bookkeeping between them.
+/// The state of one fuzzed run: the five lanes, the model and the bookkeeping between them.
 pub(crate) struct Runner {
     pub(crate) config: Config,
     pub(crate) lanes: Lanes,
@@ -249,7 +249,7 @@ impl Runner {
         &self,
         what: &str,
         want: &T,
-        got: [T; 4],
+        got: [T; 5],
     ) -> Result<(), Failure> {
         for (backend, got) in BACKENDS.iter().zip(got) {
             if got != *want {

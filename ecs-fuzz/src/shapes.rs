@@ -6,7 +6,7 @@
 //! `Option<&mut T>`, `With<T>`, `Without<T>`, inside `Or`), with the never-stored `Ghost`
 //! types in each role beside stored types, table and sparse mixes, queries requiring nothing,
 //! contradictions, change filters and aliasing queries (which every backend must refuse).
-//! Each shape costs compile time (it is built for four backends), so the list stays curated
+//! Each shape costs compile time (it is built for five backends), so the list stays curated
 //! rather than a full cross product.
 
 use ecs_core::{Added, Changed, Entity, Mut, Or, With, Without};
