@@ -21,8 +21,8 @@
 //!   run-time components, drops (every value dropped once, panicking drops leaving the world
 //!   consistent), the hierarchy, named instances and properties, `World::layout`, the
 //!   `Storage` contract itself checked after random operations ([`contract`]), and a model
-//!   test: random operations compared against a `HashMap` model ([`model`]; how many is
-//!   `ECS_CONFORMANCE_OPS`, 100,000 by default).
+//!   test: random operations compared against a `HashMap` model ([`model`]; 100,000 operations by
+//!   default, `ECS_MODEL_OPS` sets how many).
 //! * `change_tracking`: `Added`, `Changed` and the rule that each system sees exactly the
 //!   changes since it last ran.
 //! * `schedule`: systems, the parallel schedule, commands, resources, events.

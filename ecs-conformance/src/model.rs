@@ -150,7 +150,7 @@ type AllOptional<'a, const SA: bool, const SB: bool, const ST: bool, const SD: b
 /// backend:
 ///
 /// ```text
-/// ECS_MODEL_OPS=10000000 cargo test --release -p ecs --test conformance model_100k_ops
+/// ECS_MODEL_OPS=10000000 cargo test --release -p ecs-archetype --test conformance model_100k_ops
 /// ```
 pub fn random_operations_match_hashmap_model<S: Storage>() {
     let seed = env_number("ECS_MODEL_SEED").unwrap_or(0xEC5);

@@ -125,6 +125,7 @@ pub enum EcsError {
     Many(Vec<EcsError>),
     /// The problems a schedule's run found while its systems ran (the run went on; see
     /// [`Schedule::try_run`](crate::Schedule::try_run)).
+    #[cfg(feature = "schedule")]
     Run(Vec<crate::schedule::RunError>),
     /// The entity already holds a component instance under this name, of another component
     /// (names are unique per entity across all types; see
@@ -286,6 +287,7 @@ impl fmt::Display for EcsError {
                 "component {component} is immutable: replace its value with `insert` instead of \
                  writing it in place"
             ),
+            #[cfg(feature = "schedule")]
             EcsError::Run(errors) => {
                 write!(f, "{} problem(s) while the systems ran:", errors.len())?;
                 for err in errors {

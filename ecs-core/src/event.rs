@@ -24,6 +24,7 @@ use std::any::type_name;
 
 use crate::error::EcsError;
 use crate::storage::Storage;
+#[cfg(feature = "schedule")]
 use crate::system::{SystemAccess, SystemParam};
 use crate::world::World;
 
@@ -70,6 +71,25 @@ impl<E> Events<E> {
     /// Whether no event is held.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Every event still held, oldest first: how a program that runs no schedule reads
+    /// them (a system's `EventReader` sees each event once instead).
+    ///
+    /// ```
+    /// use ecs_core::{event::Events, World};
+    /// # use ecs_core::testing::VecStorage;
+    /// struct Hit(u32);
+    /// let mut world = World::<VecStorage>::new();
+    /// world.add_event::<Hit>();
+    /// world.send_event(Hit(1)).unwrap();
+    /// world.update_events();
+    /// world.send_event(Hit(2)).unwrap();
+    /// let hits: Vec<u32> = world.resource::<Events<Hit>>().unwrap().iter().map(|h| h.0).collect();
+    /// assert_eq!(hits, [1, 2]);
+    /// ```
+    pub fn iter(&self) -> impl Iterator<Item = &E> {
+        self.since(0).0
     }
 
     /// Drops the older buffer; the newer one becomes the older. The schedule calls this at
@@ -151,16 +171,33 @@ impl<S: Storage> World<S> {
     }
 }
 
-/// Updates every event type of `world` (the end of a schedule run).
-pub(crate) fn update_events<S: Storage>(world: &mut World<S>) {
-    // By index: each update needs the world mutably, so the list cannot stay borrowed.
-    let mut i = 0;
-    while let Some(&update) = world
-        .resource::<EventUpdaters<S>>()
-        .and_then(|updaters| updaters.0.get(i))
-    {
-        update(world);
-        i += 1;
+impl<S: Storage> World<S> {
+    /// Ages every event type added with [`World::add_event`] by one frame, as the end of a
+    /// schedule run does: events sent before the previous update are dropped, the newer
+    /// ones become the older. A program that runs no schedule calls it once per frame.
+    ///
+    /// ```
+    /// use ecs_core::{event::Events, World};
+    /// # use ecs_core::testing::VecStorage;
+    /// struct Hit(u32);
+    /// let mut world = World::<VecStorage>::new();
+    /// world.add_event::<Hit>();
+    /// world.send_event(Hit(1)).unwrap();
+    /// world.update_events(); // the hit is one frame old: still there
+    /// assert_eq!(world.resource::<Events<Hit>>().unwrap().len(), 1);
+    /// world.update_events(); // two frames: dropped
+    /// assert_eq!(world.resource::<Events<Hit>>().unwrap().len(), 0);
+    /// ```
+    pub fn update_events(&mut self) {
+        // By index: each update needs the world mutably, so the list cannot stay borrowed.
+        let mut i = 0;
+        while let Some(&update) = self
+            .resource::<EventUpdaters<S>>()
+            .and_then(|updaters| updaters.0.get(i))
+        {
+            update(self);
+            i += 1;
+        }
     }
 }
 
@@ -171,7 +208,7 @@ fn missing<E>(system: String) -> EcsError {
     }
 }
 
-/// Sends events of type `E` from a system.
+/// Sends events of type `E` from a system (feature `schedule`).
 ///
 /// ```
 /// # use ecs_core::prelude::*;
@@ -197,10 +234,12 @@ fn missing<E>(system: String) -> EcsError {
 /// schedule.run(&mut world);
 /// assert_eq!(world.resource::<Total>().unwrap().0, 30, "each event counted once");
 /// ```
+#[cfg(feature = "schedule")]
 pub struct EventWriter<'w, E: Send + Sync + 'static> {
     events: &'w mut Events<E>,
 }
 
+#[cfg(feature = "schedule")]
 impl<E: Send + Sync + 'static> EventWriter<'_, E> {
     /// Sends one event.
     pub fn send(&mut self, event: E) {
@@ -214,6 +253,7 @@ impl<E: Send + Sync + 'static> EventWriter<'_, E> {
 }
 
 // SAFETY: records a write of the resource `Events<E>`; the item touches only it.
+#[cfg(feature = "schedule")]
 unsafe impl<S: Storage, E: Send + Sync + 'static> SystemParam<S> for EventWriter<'_, E> {
     type State = ();
     type Item<'w, 's> = EventWriter<'w, E>;
@@ -241,13 +281,15 @@ unsafe impl<S: Storage, E: Send + Sync + 'static> SystemParam<S> for EventWriter
     }
 }
 
-/// Reads the events of type `E` this system has not seen yet (see the
+/// Reads the events of type `E` this system has not seen yet (feature `schedule`; see the
 /// [module docs](self) and [`EventWriter`]'s example).
+#[cfg(feature = "schedule")]
 pub struct EventReader<'w, 's, E: Send + Sync + 'static> {
     events: &'w Events<E>,
     next: &'s mut u64,
 }
 
+#[cfg(feature = "schedule")]
 impl<'w, E: Send + Sync + 'static> EventReader<'w, '_, E> {
     /// The unseen events, oldest first; they count as seen afterwards.
     pub fn read(&mut self) -> impl Iterator<Item = &'w E> {
@@ -269,6 +311,7 @@ impl<'w, E: Send + Sync + 'static> EventReader<'w, '_, E> {
 
 // SAFETY: records a read of the resource `Events<E>`; the item reads only it, and the
 // reader's position lives in the system's own state.
+#[cfg(feature = "schedule")]
 unsafe impl<S: Storage, E: Send + Sync + 'static> SystemParam<S> for EventReader<'_, '_, E> {
     type State = u64;
     type Item<'w, 's> = EventReader<'w, 's, E>;

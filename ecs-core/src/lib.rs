@@ -27,6 +27,17 @@
 //! [`safety`] lists every place where the world's `unsafe` code depends on code you
 //! provide, and why each is sound.
 //!
+//! ## Features
+//! All on by default; a program that needs only the world and its queries turns them off
+//! (`default-features = false`) and builds with hashbrown, parking_lot and the derive
+//! macros alone.
+//!
+//! | feature | what it adds | dependency |
+//! |---|---|---|
+//! | `serde` | [`snapshot`]: saving and loading worlds | serde |
+//! | `parallel` | threads for `par_for_each` and the schedule (without it both run in order) | rayon |
+//! | `schedule` | [`system`] and [`schedule`]: systems, their parameters, the schedule | none |
+//!
 //! ```
 //! use ecs_core::prelude::*;
 //! # use ecs_core::testing::VecStorage;
@@ -61,9 +72,12 @@ pub mod properties;
 pub mod query;
 pub mod resource;
 pub mod safety;
+#[cfg(feature = "schedule")]
 pub mod schedule;
+#[cfg(feature = "serde")]
 pub mod snapshot;
 pub mod storage;
+#[cfg(feature = "schedule")]
 pub mod system;
 pub mod testing;
 pub mod unwind;
@@ -77,18 +91,25 @@ pub use commands::{CommandQueue, Commands, EntityCommands};
 pub use component::{
     Component, ComponentDescriptor, ComponentId, Immutable, Mutable, StorageKind, Tracked,
 };
-pub use ecs_derive::{Bundle, Component, MapEntities};
+pub use ecs_derive::{Bundle, Component};
+#[cfg(feature = "serde")]
+pub use ecs_derive::MapEntities;
 pub use entity::Entity;
 pub use error::EcsError;
-pub use event::{EventReader, EventWriter, Events};
+#[cfg(feature = "schedule")]
+pub use event::{EventReader, EventWriter};
+pub use event::Events;
 pub use hierarchy::{ChildOf, Children};
 pub use layout::WorldLayout;
 pub use properties::{PropertyKind, PropertyValue};
 pub use query::{Added, BatchSize, Changed, Or, QueryState, With, Without};
 pub use resource::{Res, ResMut, Resource};
+#[cfg(feature = "schedule")]
 pub use schedule::{Schedule, SystemId, Target};
+#[cfg(feature = "serde")]
 pub use snapshot::{MapEntities, SnapshotRegistry};
 pub use storage::Storage;
+#[cfg(feature = "schedule")]
 pub use system::{IntoSystem, Local, ParamSet, Query, System};
 pub use world::{EntityMut, EntityRef, World};
 
@@ -102,15 +123,22 @@ pub mod prelude {
     };
     pub use crate::entity::Entity;
     pub use crate::error::EcsError;
-    pub use crate::event::{EventReader, EventWriter, Events};
+    #[cfg(feature = "schedule")]
+    pub use crate::event::{EventReader, EventWriter};
+    pub use crate::event::Events;
     pub use crate::hierarchy::{ChildOf, Children};
     pub use crate::properties::{PropertyKind, PropertyValue};
     pub use crate::query::{Added, BatchSize, Changed, Or, QueryState, With, Without};
     pub use crate::resource::{Res, ResMut, Resource};
+    #[cfg(feature = "schedule")]
     pub use crate::schedule::{ChainSystems, Schedule, SystemId, Target};
+    #[cfg(feature = "serde")]
     pub use crate::snapshot::{MapEntities, SnapshotRegistry};
     pub use crate::storage::Storage;
+    #[cfg(feature = "schedule")]
     pub use crate::system::{IntoSystem, Local, ParamSet, Query, System};
     pub use crate::world::{EntityMut, EntityRef, World};
-    pub use ecs_derive::{Bundle, Component, MapEntities};
+    pub use ecs_derive::{Bundle, Component};
+    #[cfg(feature = "serde")]
+    pub use ecs_derive::MapEntities;
 }

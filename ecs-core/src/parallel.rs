@@ -1,7 +1,10 @@
 //! The two parallel primitives the crate uses (`par_for_each`'s batches and the schedule's
-//! dependency graph of systems), in one place so they can be swapped under Miri.
+//! dependency graph of systems), in one place so they can be swapped under Miri, or left
+//! out.
 //!
-//! Normally they run on rayon's global pool. Under Miri they run on `std::thread::scope`
+//! Without the `parallel` feature (no rayon) both run in order on the calling thread:
+//! `par_for_each` is a plain loop and the schedule runs its systems one after another, in
+//! an order the dependency graph allows. With it, they run on rayon's global pool. Under Miri they run on `std::thread::scope`
 //! with `MIRI_THREADS` threads instead: rayon's work-stealing deque uses crossbeam-epoch,
 //! which Miri's default aliasing model (Stacked Borrows) rejects, and whose pool threads
 //! outlive `main` (crossbeam-rs/crossbeam#545, rayon-rs/rayon#1185; crossbeam tests itself
@@ -13,29 +16,37 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Threads used under Miri.
-#[cfg(miri)]
+#[cfg(all(feature = "parallel", miri))]
 pub const MIRI_THREADS: usize = 3;
 
-/// How many threads parallel work is spread over.
+/// How many threads parallel work is spread over (1 without the `parallel` feature).
 pub fn threads() -> usize {
-    #[cfg(not(miri))]
+    #[cfg(all(feature = "parallel", not(miri)))]
     {
         rayon::current_num_threads()
     }
-    #[cfg(miri)]
+    #[cfg(all(feature = "parallel", miri))]
     {
         MIRI_THREADS
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        1
     }
 }
 
 /// Calls `f(i)` for every `i` in `0..n`, in parallel, returning when all are done.
 pub fn for_each_index(n: usize, f: impl Fn(usize) + Send + Sync) {
-    #[cfg(not(miri))]
+    #[cfg(all(feature = "parallel", not(miri)))]
     {
         use rayon::prelude::*;
         (0..n).into_par_iter().for_each(f);
     }
-    #[cfg(miri)]
+    #[cfg(not(feature = "parallel"))]
+    {
+        (0..n).for_each(f);
+    }
+    #[cfg(all(feature = "parallel", miri))]
     {
         let next = AtomicUsize::new(0);
         std::thread::scope(|scope| {
@@ -117,14 +128,26 @@ pub fn run_graph(
     let Some(first) = roots.next() else {
         return;
     };
-    #[cfg(not(miri))]
+    #[cfg(all(feature = "parallel", not(miri)))]
     rayon::in_place_scope(|scope| {
         for root in roots {
             launch(&run, scope, root);
         }
         run.run_from(first, &mut |d| launch(&run, scope, d));
     });
-    #[cfg(miri)]
+    #[cfg(not(feature = "parallel"))]
+    {
+        // In order: each ready job waits on a stack until the one before it has finished.
+        let mut ready: Vec<usize> = roots.collect();
+        ready.reverse();
+        ready.push(first);
+        while let Some(node) = ready.pop() {
+            let mut next = Vec::new();
+            run.run_from(node, &mut |d| next.push(d));
+            ready.extend(next.into_iter().rev());
+        }
+    }
+    #[cfg(all(feature = "parallel", miri))]
     std::thread::scope(|scope| {
         for root in roots {
             launch(&run, scope, root);
@@ -134,7 +157,7 @@ pub fn run_graph(
 }
 
 /// Starts `node` (and what it makes ready) as a task of `scope`.
-#[cfg(not(miri))]
+#[cfg(all(feature = "parallel", not(miri)))]
 fn launch<'s, F: Fn(usize) -> bool + Sync>(
     run: &'s GraphRun<'s, F>,
     scope: &rayon::Scope<'s>,
@@ -144,7 +167,7 @@ fn launch<'s, F: Fn(usize) -> bool + Sync>(
 }
 
 /// Starts `node` (and what it makes ready) on a thread of `scope`.
-#[cfg(miri)]
+#[cfg(all(feature = "parallel", miri))]
 fn launch<'s, 'e, F: Fn(usize) -> bool + Sync>(
     run: &'s GraphRun<'s, F>,
     scope: &'s std::thread::Scope<'s, 'e>,

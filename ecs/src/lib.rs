@@ -19,6 +19,16 @@
 //! `cargo run --features ecs/sparse` (or `default-features = false, features = ["sparse"]`
 //! in your `Cargo.toml`); your code does not change.
 //!
+//! Besides the backend, three features (all on by default) add optional parts; turn them off
+//! with `default-features = false, features = ["archetype"]` for a build that needs only
+//! the world and its queries (hashbrown, parking_lot and the derive macros):
+//!
+//! | feature | adds | pulls in |
+//! |---|---|---|
+//! | `serde` | world snapshots ([`SnapshotRegistry`](ecs_core::snapshot::SnapshotRegistry), `MapEntities`) | serde |
+//! | `parallel` | threads for `par_for_each` and the schedule; without it both run in order | rayon |
+//! | `schedule` | systems, their parameters (`Query`, `Res`, `Commands`, event readers) and the schedule | nothing |
+//!
 //! Each backend is a crate of its own: `ecs-archetype` (`ArchetypeStorage`), `ecs-sparse`
 //! (`SparseStorage`) and `ecs-hybrid` (`HybridStorage`, an archetype storage and sparse sets
 //! side by side). A program that holds several backends at once names them directly, e.g.
@@ -88,6 +98,7 @@ pub type DynQueryState = ecs_core::query::DynQueryState<Backend>;
 pub type QueryState<Q, F = ()> = ecs_core::QueryState<Q, F, Backend>;
 
 /// A query as a system parameter on the selected backend (see [`ecs_core::Query`]).
+#[cfg(feature = "schedule")]
 pub type Query<'w, 's, Q, F = ()> = ecs_core::Query<'w, 's, Q, F, Backend>;
 
 /// Shared access to one entity on the selected backend (see [`ecs_core::EntityRef`]).
@@ -97,12 +108,17 @@ pub type EntityRef<'w> = ecs_core::EntityRef<'w, Backend>;
 pub type EntityMut<'w> = ecs_core::EntityMut<'w, Backend>;
 
 /// A schedule of systems on the selected backend (see [`ecs_core::Schedule`]).
+#[cfg(feature = "schedule")]
 pub type Schedule = ecs_core::Schedule<Backend>;
 
 /// Conflicting system parameters used one at a time, on the selected backend (see
 /// [`ecs_core::ParamSet`]).
+#[cfg(feature = "schedule")]
 pub type ParamSet<'w, 's, T> = ecs_core::ParamSet<'w, 's, T, Backend>;
 
+// The tour runs systems and saves a world: it is there (and its examples run) with the
+// default features.
+#[cfg(all(feature = "schedule", feature = "serde"))]
 pub mod guide;
 
 pub use ecs_core;
@@ -112,30 +128,39 @@ pub use ecs_core::bundle::Bundle;
 pub use ecs_core::component::Component;
 pub use ecs_core::hierarchy;
 pub use ecs_core::query::{DynFilter, DynQuery};
+#[cfg(feature = "schedule")]
 pub use ecs_core::schedule::{errors, ChainSystems, RunError, RunErrorKind};
+#[cfg(feature = "serde")]
 pub use ecs_core::snapshot;
+#[cfg(feature = "serde")]
 pub use ecs_core::snapshot::{MapEntities, SnapshotRegistry};
 pub use ecs_core::{
     Added, BatchSize, Changed, ChildOf, Children, CommandQueue, Commands, ComponentDescriptor,
-    ComponentId, EcsError, Entity, EventReader, EventWriter, Events, Immutable, IntoSystem, Local,
-    Mut, Mutable, Or, PropertyKind, PropertyValue, Res, ResMut, Resource, StorageKind, System,
-    SystemId, Target, Tracked, With, Without,
+    ComponentId, EcsError, Entity, Events, Immutable, Mut, Mutable, Or, PropertyKind,
+    PropertyValue, Res, ResMut, Resource, StorageKind, Tracked, With, Without,
 };
-pub use ecs_derive::{
-    FacadeBundle as Bundle, FacadeComponent as Component, FacadeMapEntities as MapEntities,
-};
+#[cfg(feature = "schedule")]
+pub use ecs_core::{EventReader, EventWriter, IntoSystem, Local, System, SystemId, Target};
+pub use ecs_derive::{FacadeBundle as Bundle, FacadeComponent as Component};
+#[cfg(feature = "serde")]
+pub use ecs_derive::FacadeMapEntities as MapEntities;
 
 /// `use ecs::prelude::*;` brings the world, components, queries and filters into scope.
 pub mod prelude {
     pub use crate::{Backend, DynQueryState, EntityMut, EntityRef, QueryState, World, BACKEND};
-    pub use crate::{Bundle, Component, MapEntities, SnapshotRegistry};
+    pub use crate::{Bundle, Component};
     pub use crate::{DynFilter, DynQuery};
+    #[cfg(feature = "serde")]
+    pub use crate::{MapEntities, SnapshotRegistry};
+    #[cfg(feature = "schedule")]
     pub use crate::{ParamSet, Query, Schedule};
+    #[cfg(feature = "schedule")]
     pub use ecs_core::schedule::ChainSystems;
     pub use ecs_core::{
         Added, BatchSize, Changed, ChildOf, Children, CommandQueue, Commands, ComponentDescriptor,
-        ComponentId, EcsError, Entity, EventReader, EventWriter, Events, Immutable, IntoSystem,
-        Local, Mut, Mutable, Or, PropertyKind, PropertyValue, Res, ResMut, Resource, StorageKind,
-        System, SystemId, Target, Tracked, With, Without,
+        ComponentId, EcsError, Entity, Events, Immutable, Mut, Mutable, Or, PropertyKind,
+        PropertyValue, Res, ResMut, Resource, StorageKind, Tracked, With, Without,
     };
+    #[cfg(feature = "schedule")]
+    pub use ecs_core::{EventReader, EventWriter, IntoSystem, Local, System, SystemId, Target};
 }

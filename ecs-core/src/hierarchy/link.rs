@@ -138,6 +138,7 @@ impl<S: Storage> World<S> {
     /// check of [`World::set_parent`] (an ancestor walk per link, quadratic on a deep
     /// chain): for a loader that has checked that its links form a forest. Records
     /// [`Added<ChildOf>`](crate::Added).
+    #[cfg(feature = "serde")]
     pub(crate) fn link_loaded(&mut self, child: Entity, parent: Entity) {
         let ids = self.link_ids();
         debug_assert!(

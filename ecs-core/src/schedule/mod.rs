@@ -818,7 +818,7 @@ impl<S: Storage> Schedule<S> {
             }
             resume_unwind(payload);
         }
-        crate::event::update_events(world);
+        world.update_events();
         Ok(run_errors)
     }
 
