@@ -10,6 +10,7 @@ use ecs_core::hierarchy::{ChildOf, Children};
 use ecs_core::{Added, Changed, EcsError, Entity, Storage, With, Without, World};
 
 use crate::components::{size, Bomb, Ledger, Tag, Tracked, A, B, D};
+use crate::kit::links::Links;
 use crate::kit::Rng;
 
 /// Every live entity, through a query that matches all of them.
@@ -219,110 +220,6 @@ pub fn queries_see_relationships<S: Storage>() {
     assert_eq!(added.iter(&world).collect::<Vec<_>>(), [p2]);
 }
 
-/// What the model keeps per entity: its parent and its children in order.
-#[derive(Default, Clone, Debug)]
-pub struct Node {
-    parent: Option<Entity>,
-    children: Vec<Entity>,
-    value: u64,
-}
-
-/// A model of the hierarchy: entities absent from `nodes` have no links (the conformance
-/// model test tracks only linked ones; this file's test keeps every live entity).
-#[derive(Default)]
-pub struct Links {
-    nodes: HashMap<Entity, Node>,
-}
-
-impl Links {
-    /// The parent the model gives `e`, if any.
-    pub fn parent(&self, e: Entity) -> Option<Entity> {
-        self.nodes.get(&e).and_then(|n| n.parent)
-    }
-
-    /// The children the model gives `e`, in order.
-    pub fn children(&self, e: Entity) -> &[Entity] {
-        self.nodes.get(&e).map_or(&[], |n| &n.children)
-    }
-
-    /// Forgets every entity, as `World::clear` does.
-    pub fn clear(&mut self) {
-        self.nodes.clear();
-    }
-
-    /// Whether `e` is `of` or one of its ancestors: making `e` a child of `of` would close a cycle.
-    pub fn is_self_or_ancestor(&self, e: Entity, of: Entity) -> bool {
-        let mut at = Some(of);
-        while let Some(x) = at {
-            if x == e {
-                return true;
-            }
-            at = self.parent(x);
-        }
-        false
-    }
-
-    /// Detaches `e` from its parent, keeping its own children.
-    pub fn unlink(&mut self, e: Entity) {
-        if let Some(p) = self.nodes.get_mut(&e).and_then(|n| n.parent.take()) {
-            self.nodes.get_mut(&p).unwrap().children.retain(|&c| c != e);
-        }
-    }
-
-    /// Makes `p` the parent of `e`, appended as its last child; the same parent again is a no-op.
-    pub fn set_parent(&mut self, e: Entity, p: Entity) {
-        if self.parent(e) == Some(p) {
-            return;
-        }
-        self.unlink(e);
-        self.nodes.entry(e).or_default().parent = Some(p);
-        self.nodes.entry(p).or_default().children.push(e);
-    }
-
-    /// A plain despawn: unlinked from its parent, its children become roots.
-    pub fn despawn(&mut self, e: Entity) {
-        self.unlink(e);
-        if let Some(node) = self.nodes.remove(&e) {
-            for c in node.children {
-                self.nodes.get_mut(&c).unwrap().parent = None;
-            }
-        }
-    }
-
-    /// `e` and its descendants, depth-first.
-    pub fn subtree(&self, e: Entity, out: &mut Vec<Entity>) {
-        out.push(e);
-        for &c in self.children(e) {
-            self.subtree(c, out);
-        }
-    }
-
-    /// A recursive despawn; returns the entities it removes.
-    pub fn despawn_recursive(&mut self, e: Entity) -> Vec<Entity> {
-        let mut gone = Vec::new();
-        self.subtree(e, &mut gone);
-        self.unlink(e);
-        for g in &gone {
-            self.nodes.remove(g);
-        }
-        gone
-    }
-
-    /// The world's links of every entity in `live` are the model's, exactly (children and
-    /// depth-first descendants in order).
-    pub fn compare<S: Storage>(&self, world: &World<S>, live: impl Iterator<Item = Entity>) {
-        for e in live {
-            assert_eq!(world.parent(e), Ok(self.parent(e)), "{e:?}'s parent");
-            let children: Vec<Entity> = world.children(e).unwrap().collect();
-            assert_eq!(children, self.children(e), "{e:?}'s children");
-            let mut expected = Vec::new();
-            self.subtree(e, &mut expected);
-            let walked: Vec<Entity> = world.descendants(e).unwrap().collect();
-            assert_eq!(walked, expected[1..], "{e:?}'s descendants");
-        }
-    }
-}
-
 /// Trees deeper than the levels of next siblings `descendants` remembers, with a sibling
 /// still to visit at every level: the walk forgets the oldest levels and must climb back up
 /// to them, and a walk from a node in the middle must stop at its own subtree's end.
@@ -356,13 +253,7 @@ pub fn descendants_across_tables_match_model<S: Storage>() {
     let mut rng = Rng::new(0x007A_B1E5);
     let mut world = World::<S>::new();
     let mut model = Links::default();
-    let mut all: Vec<Entity> = (0..4)
-        .map(|i| {
-            let e = world.spawn(A(i));
-            model.nodes.insert(e, Node::default());
-            e
-        })
-        .collect();
+    let mut all: Vec<Entity> = (0..4).map(|i| world.spawn(A(i))).collect();
     let steps = size(600, 60) as u32;
     for step in 0..steps {
         let parent = all[rng.index(all.len())];
@@ -374,7 +265,6 @@ pub fn descendants_across_tables_match_model<S: Storage>() {
             _ => world.spawn_child(parent, ()),
         }
         .unwrap();
-        model.nodes.insert(child, Node::default());
         model.set_parent(child, parent);
         all.push(child);
         if step % 7 == 3 {
@@ -404,33 +294,28 @@ pub fn random_relationship_ops_match_model<S: Storage>() {
     {
         let mut world = World::<S>::new();
         let mut model = Links::default();
+        // The live entities, each with the value its `A` holds.
+        let mut values: HashMap<Entity, u64> = HashMap::new();
         let mut handles: Vec<Entity> = Vec::new(); // live and dead, to hit stale handles
         let steps = size(4_000, 180);
         for step in 0..steps {
             let pick = |rng: &mut Rng, handles: &[Entity]| handles[rng.index(handles.len())];
-            let born = |model: &mut Links, e: Entity| {
-                let node = Node {
-                    value: step as u64,
-                    ..Node::default()
-                };
-                model.nodes.insert(e, node);
-            };
             match if handles.is_empty() { 0 } else { rng.index(10) } {
                 0 | 1 => {
                     let e = world.spawn((ledger.make(), A(step as u32)));
-                    born(&mut model, e);
+                    values.insert(e, step as u64);
                     handles.push(e);
                 }
                 2 | 3 => {
                     let p = pick(&mut rng, &handles);
                     match world.spawn_child(p, (ledger.make(), A(step as u32))) {
                         Ok(e) => {
-                            born(&mut model, e);
+                            values.insert(e, step as u64);
                             model.set_parent(e, p);
                             handles.push(e);
                         }
                         Err(err) => {
-                            assert!(!model.nodes.contains_key(&p));
+                            assert!(!values.contains_key(&p));
                             assert_eq!(err, EcsError::NoSuchEntity(p));
                         }
                     }
@@ -438,7 +323,7 @@ pub fn random_relationship_ops_match_model<S: Storage>() {
                 4 | 5 => {
                     let (e, p) = (pick(&mut rng, &handles), pick(&mut rng, &handles));
                     let result = world.set_parent(e, p);
-                    if !model.nodes.contains_key(&e) || !model.nodes.contains_key(&p) {
+                    if !values.contains_key(&e) || !values.contains_key(&p) {
                         assert!(matches!(result, Err(EcsError::NoSuchEntity(_))));
                     } else if model.is_self_or_ancestor(e, p) {
                         assert_eq!(
@@ -456,7 +341,7 @@ pub fn random_relationship_ops_match_model<S: Storage>() {
                 6 => {
                     let e = pick(&mut rng, &handles);
                     let result = world.remove_parent(e);
-                    if model.nodes.contains_key(&e) {
+                    if values.contains_key(&e) {
                         assert_eq!(result, Ok(model.parent(e)));
                         model.unlink(e);
                     } else {
@@ -466,28 +351,31 @@ pub fn random_relationship_ops_match_model<S: Storage>() {
                 7 => {
                     let e = pick(&mut rng, &handles);
                     let result = world.despawn(e);
-                    assert_eq!(result.is_ok(), model.nodes.contains_key(&e));
+                    assert_eq!(result.is_ok(), values.contains_key(&e));
                     model.despawn(e);
+                    values.remove(&e);
                 }
                 _ => {
                     let e = pick(&mut rng, &handles);
                     let result = world.despawn_recursive(e);
-                    assert_eq!(result.is_ok(), model.nodes.contains_key(&e));
+                    assert_eq!(result.is_ok(), values.contains_key(&e));
                     if result.is_ok() {
-                        model.despawn_recursive(e);
+                        for gone in model.despawn_recursive(e) {
+                            values.remove(&gone);
+                        }
                     }
                 }
             }
             if step % size(50, 10) == 0 || step + 1 == steps {
                 let links = check_links(&mut world);
-                assert_eq!(links.len(), model.nodes.len());
-                model.compare(&world, model.nodes.keys().copied());
-                for (e, node) in &model.nodes {
-                    assert_eq!(world.get::<A>(*e), Some(&A(node.value as u32)));
+                assert_eq!(links.len(), values.len());
+                model.compare(&world, values.keys().copied());
+                for (e, value) in &values {
+                    assert_eq!(world.get::<A>(*e), Some(&A(*value as u32)));
                 }
             }
         }
-        assert_eq!(ledger.dropped(), ledger.made() as usize - model.nodes.len());
+        assert_eq!(ledger.dropped(), ledger.made() as usize - values.len());
     }
     ledger.assert_all_dropped();
 }

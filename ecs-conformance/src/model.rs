@@ -12,7 +12,7 @@ use ecs_core::{
 };
 
 use crate::components::size;
-use crate::hierarchy::Links;
+use crate::kit::links::Links;
 use crate::kit::Rng;
 
 const fn kind(sparse: bool) -> StorageKind {

@@ -140,7 +140,7 @@ impl Model {
     pub fn despawn(&mut self, entity: Entity) -> bool {
         let live = self.rows.remove(&entity).is_some();
         if live {
-            self.links.detach(entity);
+            self.links.despawn(entity);
         }
         live
     }
