@@ -107,7 +107,8 @@ pub enum Runner {
     Backend(Backend),
     /// Hand-written `Vec`s with no ECS: the floor a backend is measured against.
     Baseline,
-    /// Another ECS crate (feature `peers`), on the workloads in [`crate::peers::WORKLOADS`].
+    /// Another ECS crate (feature `peers`), on the workloads of the families it implements
+    /// ([`Peer::families`]).
     Peer(Peer),
 }
 

@@ -57,7 +57,7 @@ enum Command {
     /// Regenerate the documentation's numbers (README tables, docs/guide.md, ecs-bench's
     /// README) from a report, or check that they match it.
     Docs(DocsArgs),
-    /// List workloads, pending slots and runners.
+    /// List workloads and runners.
     List,
 }
 
@@ -389,10 +389,6 @@ fn list(suite: Suite) {
     }
     if suite.memory_table {
         println!("{:<34} seed 004 memory table", report::MEMORY_TABLE_PATH);
-    }
-    println!();
-    for p in (suite.pending)() {
-        println!("{}/{}: {}", p.family.key(), p.name, p.reason);
     }
 }
 

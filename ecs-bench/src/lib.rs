@@ -6,8 +6,7 @@
 //! makes sense, on a hand-written `Vec` baseline. Every run computes an order-independent
 //! checksum; all runners must agree.
 //!
-//! * [`workloads::registry`] lists the workloads; [`workloads::pending`] the slots waiting
-//!   for later features.
+//! * [`workloads::registry`] lists the workloads, [`workloads::Builtin`] names them.
 //! * [`alloc_counter`] counts allocations and peak live heap bytes (seed 000's columns).
 //! * [`report`] measures everything (interleaving runners), writes `report.md`,
 //!   `report.json` and SVG charts, and compares backend ratios with a committed baseline.

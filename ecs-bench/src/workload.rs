@@ -18,6 +18,7 @@ use ecs_core::Storage;
 use serde::{Deserialize, Serialize};
 
 use crate::backend::{Runner, StorageVisitor};
+use crate::workloads::Builtin;
 
 /// How large a run is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -139,8 +140,12 @@ pub struct Anchor {
 /// Everything a report says about a workload besides its measurements.
 #[derive(Clone, Debug)]
 pub struct WorkloadInfo {
-    /// Unique name within the registry, e.g. `simple_iter`.
+    /// Unique name within the registry, e.g. `simple_iter` (a built-in workload's
+    /// [`Builtin::name`]).
     pub name: String,
+    /// Which built-in workload this is; `None` for a program's own
+    /// ([`WorkloadInfo::custom`]). Peers run built-in workloads only, chosen by this.
+    pub builtin: Option<Builtin>,
     /// Report section.
     pub family: Family,
     /// One line: what is timed.
@@ -183,6 +188,7 @@ impl WorkloadInfo {
     ) -> WorkloadInfo {
         WorkloadInfo {
             name: name.into(),
+            builtin: None,
             family: Family::Custom,
             description: description.into(),
             sizes,
@@ -211,7 +217,7 @@ impl WorkloadInfo {
                         || self.only_backends.contains(&backend.name()))
             }
             Runner::Baseline => self.has_baseline,
-            Runner::Peer(peer) => peer.runs(&self.name),
+            Runner::Peer(peer) => self.builtin.is_some_and(|workload| peer.runs(workload)),
         }
     }
 }
@@ -358,22 +364,9 @@ impl<W: Workload> DynWorkload for W {
                 size,
             })),
             Runner::Baseline => self.prepare_baseline(size),
-            Runner::Peer(peer) => peer.prepare(&Workload::info(self).name, size),
+            Runner::Peer(peer) => peer.prepare(Workload::info(self).builtin?, size),
         }
     }
-}
-
-/// A workload slot left open for a feature that does not exist yet.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
-pub struct Pending {
-    /// Workload name.
-    pub name: String,
-    /// Report section.
-    pub family: Family,
-    /// What it will measure.
-    pub description: String,
-    /// Why it does not run yet.
-    pub reason: String,
 }
 
 /// Runs `workload` once (its step, then its run) on `runner` at `scale` and returns its

@@ -11,15 +11,18 @@ use bevy_ecs::query::{QueryState, Without};
 use bevy_ecs::resource::IsResource;
 use bevy_ecs::world::World;
 
+use super::bevy::BevyPeer;
+use super::bevy_b::BevyB;
+use super::HierarchyPeer;
 use crate::components::{Data, Health, Position, Rotation, Velocity};
 use crate::workload::{prepared, Prepared};
 use crate::workloads::relationship::{
-    self, descendant_hash, traversal_checksum, traversal_data, traversal_parent, traversal_step,
+    descendant_hash, traversal_checksum, traversal_data, traversal_parent, traversal_step,
     HierarchyWorld, CHILDREN, GRANDCHILDREN, TREE,
 };
 
 /// A bevy world with the query states the relationship body uses, made once.
-struct BevyHierarchy {
+pub(super) struct BevyHierarchy {
     world: World,
     positions: QueryState<&'static mut Position>,
     rotations: QueryState<&'static mut Rotation>,
@@ -105,44 +108,40 @@ impl HierarchyWorld for BevyHierarchy {
     }
 }
 
-fn traversal(roots: usize) -> Box<dyn Prepared> {
-    let mut world = World::new();
-    let mut tree = Vec::with_capacity(TREE);
-    let roots: Vec<Entity> = (0..roots)
-        .map(|r| {
-            tree.clear();
-            tree.push(world.spawn(traversal_data(r, 0)).id());
-            for k in 1..TREE {
-                let parent = tree[traversal_parent(r, k)];
-                tree.push(world.spawn((traversal_data(r, k), ChildOf(parent))).id());
-            }
-            tree[0]
-        })
-        .collect();
-    let children = world.query::<&Children>();
-    let data = world.query::<&Data>();
-    prepared(
-        (world, children, data, roots, 0u64),
-        |(world, children, data, roots, sum)| {
-            let children = children.query(world);
-            let data = data.query(world);
-            let mut total = 0u64;
-            for &root in roots.iter() {
-                let h = children
-                    .iter_descendants_depth_first(root)
-                    .fold(0, |h, e| traversal_step(h, data.get(e).expect("has Data")));
-                total = total.wrapping_add(h);
-            }
-            *sum = total;
-        },
-        |(_, _, _, roots, sum)| traversal_checksum(roots.len(), *sum),
-    )
-}
+impl<Bb: BevyB> HierarchyPeer for BevyPeer<Bb> {
+    type World = BevyHierarchy;
 
-pub(super) fn prepare(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
-    Some(match workload {
-        "relationship" => relationship::relationship::<BevyHierarchy>(n),
-        "relationship_traversal" => traversal(n),
-        _ => return None,
-    })
+    fn relationship_traversal(self, roots: usize) -> Box<dyn Prepared> {
+        let mut world = World::new();
+        let mut tree = Vec::with_capacity(TREE);
+        let roots: Vec<Entity> = (0..roots)
+            .map(|r| {
+                tree.clear();
+                tree.push(world.spawn(traversal_data(r, 0)).id());
+                for k in 1..TREE {
+                    let parent = tree[traversal_parent(r, k)];
+                    tree.push(world.spawn((traversal_data(r, k), ChildOf(parent))).id());
+                }
+                tree[0]
+            })
+            .collect();
+        let children = world.query::<&Children>();
+        let data = world.query::<&Data>();
+        prepared(
+            (world, children, data, roots, 0u64),
+            |(world, children, data, roots, sum)| {
+                let children = children.query(world);
+                let data = data.query(world);
+                let mut total = 0u64;
+                for &root in roots.iter() {
+                    let h = children
+                        .iter_descendants_depth_first(root)
+                        .fold(0, |h, e| traversal_step(h, data.get(e).expect("has Data")));
+                    total = total.wrapping_add(h);
+                }
+                *sum = total;
+            },
+            |(_, _, _, roots, sum)| traversal_checksum(roots.len(), *sum),
+        )
+    }
 }

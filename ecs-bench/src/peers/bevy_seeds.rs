@@ -12,7 +12,9 @@ use bevy_ecs::query::{QueryData, QueryState, Without};
 use bevy_ecs::resource::IsResource;
 use bevy_ecs::world::World;
 
+use super::bevy::BevyPeer;
 use super::bevy_b::{stored, BevyB};
+use super::SeedPeer;
 use crate::components::*;
 use crate::workload::{prepared, Prepared};
 use crate::workloads::seed000::{four_components, seed_digest, write_four, SeedItem, SeedWorld};
@@ -30,7 +32,7 @@ type Writes = (
 );
 
 /// A bevy world with the query state of the write pass, made once.
-struct BevySeed {
+pub(super) struct BevySeed {
     world: World,
     writes: QueryState<Writes>,
 }
@@ -91,61 +93,61 @@ impl SeedWorld for BevySeed {
     }
 }
 
-pub(super) fn prepare<Bb: BevyB>(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
-    super::seed_workload::<BevySeed>(workload, n, random_access::<Bb>, queries::<Bb>)
-}
+impl<Bb: BevyB> SeedPeer for BevyPeer<Bb> {
+    type World = BevySeed;
 
-fn random_access<Bb: BevyB>(n: usize) -> Box<dyn Prepared> {
-    let mut world = World::new();
-    let entities: Vec<Entity> = (0..n)
-        .map(|i| {
-            spawn_by_archetype!(i, |bundle| {
-                let (p, v, r, letter) = bundle;
-                world.spawn((p, v, r, stored::<Bb, _>(letter))).id()
+    fn random_access(self, n: usize) -> Box<dyn Prepared> {
+        let mut world = World::new();
+        let entities: Vec<Entity> = (0..n)
+            .map(|i| {
+                spawn_by_archetype!(i, |bundle| {
+                    let (p, v, r, letter) = bundle;
+                    world.spawn((p, v, r, stored::<Bb, _>(letter))).id()
+                })
             })
-        })
-        .collect();
-    let handles: Vec<Entity> = shuffled_order(n).into_iter().map(|i| entities[i]).collect();
-    let state = world.query::<(&Position, &Velocity, &Rotation)>();
-    prepared(
-        (world, state, handles, 0.0f64),
-        |(world, state, handles, sum)| {
-            let mut total = 0.0f64;
-            let query = state.query(world);
-            for &e in handles.iter() {
-                let (p, v, r) = query.get(e).expect("has all three");
-                total += access_term(p, v, r);
-            }
-            *sum = total;
-        },
-        |(_, _, handles, sum)| access_checksum(*sum, handles.len()),
-    )
-}
-
-fn queries<Bb: BevyB>(arity: usize, n: usize) -> Box<dyn Prepared> {
-    use query_step::*;
-    let mut world = World::new();
-    for i in 0..n {
-        let (a, b, c, d) = query_base(i);
-        let mut entity = world.spawn((a, Bb::new(b.0), c, d));
-        insert_extras!(i % QUERY_MASKS, |letter| entity.insert(letter));
+            .collect();
+        let handles: Vec<Entity> = shuffled_order(n).into_iter().map(|i| entities[i]).collect();
+        let state = world.query::<(&Position, &Velocity, &Rotation)>();
+        prepared(
+            (world, state, handles, 0.0f64),
+            |(world, state, handles, sum)| {
+                let mut total = 0.0f64;
+                let query = state.query(world);
+                for &e in handles.iter() {
+                    let (p, v, r) = query.get(e).expect("has all three");
+                    total += access_term(p, v, r);
+                }
+                *sum = total;
+            },
+            |(_, _, handles, sum)| access_checksum(*sum, handles.len()),
+        )
     }
-    match arity {
-        1 => query_pass(world, |w, q: &mut QueryState<&mut A>| {
-            q.iter_mut(w).for_each(|mut a| one(&mut a.0))
-        }),
-        2 => query_pass(world, |w, q: &mut QueryState<(&mut A, &Bb)>| {
-            q.iter_mut(w)
-                .for_each(|(mut a, b)| two(&mut a.0, b.value()))
-        }),
-        3 => query_pass(world, |w, q: &mut QueryState<(&mut A, &Bb, &C)>| {
-            q.iter_mut(w)
-                .for_each(|(mut a, b, c)| three(&mut a.0, b.value(), c.0))
-        }),
-        _ => query_pass(world, |w, q: &mut QueryState<(&mut A, &Bb, &C, &D)>| {
-            q.iter_mut(w)
-                .for_each(|(mut a, b, c, d)| four(&mut a.0, b.value(), c.0, d.0))
-        }),
+
+    fn queries(self, arity: usize, n: usize) -> Box<dyn Prepared> {
+        use query_step::*;
+        let mut world = World::new();
+        for i in 0..n {
+            let (a, b, c, d) = query_base(i);
+            let mut entity = world.spawn((a, Bb::new(b.0), c, d));
+            insert_extras!(i % QUERY_MASKS, |letter| entity.insert(letter));
+        }
+        match arity {
+            1 => query_pass(world, |w, q: &mut QueryState<&mut A>| {
+                q.iter_mut(w).for_each(|mut a| one(&mut a.0))
+            }),
+            2 => query_pass(world, |w, q: &mut QueryState<(&mut A, &Bb)>| {
+                q.iter_mut(w)
+                    .for_each(|(mut a, b)| two(&mut a.0, b.value()))
+            }),
+            3 => query_pass(world, |w, q: &mut QueryState<(&mut A, &Bb, &C)>| {
+                q.iter_mut(w)
+                    .for_each(|(mut a, b, c)| three(&mut a.0, b.value(), c.0))
+            }),
+            _ => query_pass(world, |w, q: &mut QueryState<(&mut A, &Bb, &C, &D)>| {
+                q.iter_mut(w)
+                    .for_each(|(mut a, b, c, d)| four(&mut a.0, b.value(), c.0, d.0))
+            }),
+        }
     }
 }
 

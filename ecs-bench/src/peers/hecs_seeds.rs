@@ -9,6 +9,8 @@
 
 use hecs::{Entity, World};
 
+use super::hecs::HecsPeer;
+use super::SeedPeer;
 use crate::components::*;
 use crate::workload::{prepared, Prepared};
 use crate::workloads::seed000::{four_components, seed_digest, write_four, SeedItem, SeedWorld};
@@ -75,62 +77,62 @@ impl SeedWorld for World {
     }
 }
 
-pub(super) fn prepare(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
-    super::seed_workload::<World>(workload, n, random_access, queries)
-}
+impl SeedPeer for HecsPeer {
+    type World = World;
 
-fn random_access(n: usize) -> Box<dyn Prepared> {
-    let mut world = World::new();
-    let entities: Vec<Entity> = (0..n)
-        .map(|i| spawn_by_archetype!(i, |bundle| world.spawn(bundle)))
-        .collect();
-    let handles: Vec<Entity> = shuffled_order(n).into_iter().map(|i| entities[i]).collect();
-    prepared(
-        (world, handles, 0.0f64),
-        |(world, handles, sum)| {
-            let mut total = 0.0f64;
-            let view = world.view_mut::<(&Position, &Velocity, &Rotation)>();
-            for &e in handles.iter() {
-                let (p, v, r) = view.get(e).expect("has all three");
-                total += access_term(p, v, r);
-            }
-            *sum = total;
-        },
-        |(_, handles, sum)| access_checksum(*sum, handles.len()),
-    )
-}
-
-fn queries(arity: usize, n: usize) -> Box<dyn Prepared> {
-    let mut world = World::new();
-    for i in 0..n {
-        let e = world.spawn(query_base(i));
-        insert_extras!(i % QUERY_MASKS, |letter| world
-            .insert_one(e, letter)
-            .expect("live entity"));
+    fn random_access(self, n: usize) -> Box<dyn Prepared> {
+        let mut world = World::new();
+        let entities: Vec<Entity> = (0..n)
+            .map(|i| spawn_by_archetype!(i, |bundle| world.spawn(bundle)))
+            .collect();
+        let handles: Vec<Entity> = shuffled_order(n).into_iter().map(|i| entities[i]).collect();
+        prepared(
+            (world, handles, 0.0f64),
+            |(world, handles, sum)| {
+                let mut total = 0.0f64;
+                let view = world.view_mut::<(&Position, &Velocity, &Rotation)>();
+                for &e in handles.iter() {
+                    let (p, v, r) = view.get(e).expect("has all three");
+                    total += access_term(p, v, r);
+                }
+                *sum = total;
+            },
+            |(_, handles, sum)| access_checksum(*sum, handles.len()),
+        )
     }
-    prepared(
-        world,
-        move |world| {
-            use query_step::*;
-            match arity {
-                1 => world
-                    .query_mut::<&mut A>()
-                    .into_iter()
-                    .for_each(|a| one(&mut a.0)),
-                2 => world
-                    .query_mut::<(&mut A, &B)>()
-                    .into_iter()
-                    .for_each(|(a, b)| two(&mut a.0, b.0)),
-                3 => world
-                    .query_mut::<(&mut A, &B, &C)>()
-                    .into_iter()
-                    .for_each(|(a, b, c)| three(&mut a.0, b.0, c.0)),
-                _ => world
-                    .query_mut::<(&mut A, &B, &C, &D)>()
-                    .into_iter()
-                    .for_each(|(a, b, c, d)| four(&mut a.0, b.0, c.0, d.0)),
-            }
-        },
-        |world| query_checksum(world.query_mut::<&A>().into_iter().map(|a| a.0)),
-    )
+
+    fn queries(self, arity: usize, n: usize) -> Box<dyn Prepared> {
+        let mut world = World::new();
+        for i in 0..n {
+            let e = world.spawn(query_base(i));
+            insert_extras!(i % QUERY_MASKS, |letter| world
+                .insert_one(e, letter)
+                .expect("live entity"));
+        }
+        prepared(
+            world,
+            move |world| {
+                use query_step::*;
+                match arity {
+                    1 => world
+                        .query_mut::<&mut A>()
+                        .into_iter()
+                        .for_each(|a| one(&mut a.0)),
+                    2 => world
+                        .query_mut::<(&mut A, &B)>()
+                        .into_iter()
+                        .for_each(|(a, b)| two(&mut a.0, b.0)),
+                    3 => world
+                        .query_mut::<(&mut A, &B, &C)>()
+                        .into_iter()
+                        .for_each(|(a, b, c)| three(&mut a.0, b.0, c.0)),
+                    _ => world
+                        .query_mut::<(&mut A, &B, &C, &D)>()
+                        .into_iter()
+                        .for_each(|(a, b, c, d)| four(&mut a.0, b.0, c.0, d.0)),
+                }
+            },
+            |world| query_checksum(world.query_mut::<&A>().into_iter().map(|a| a.0)),
+        )
+    }
 }

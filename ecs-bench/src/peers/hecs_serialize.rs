@@ -18,6 +18,8 @@ use serde::de::SeqAccess;
 use serde::ser::SerializeTuple;
 use serde::{Deserialize, Serialize, Serializer};
 
+use super::hecs::HecsPeer;
+use super::SnapshotPeer;
 use crate::components::*;
 use crate::workload::{prepared_with_bytes, Prepared};
 use crate::workloads::community::insert_bundle;
@@ -151,47 +153,46 @@ fn world_bundle_digest(world: &mut World) -> u64 {
     )
 }
 
-pub(super) fn prepare(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
-    Some(match workload {
-        "serialize" => {
-            let mut world = World::new();
-            world.spawn_batch((0..n).map(insert_bundle)).for_each(drop);
-            let expected = world_bundle_digest(&mut world);
-            prepared_with_bytes(
-                (world, None::<World>, 0usize),
-                |(world, copy, len)| {
-                    let bytes = save(world);
-                    *len = bytes.len();
-                    *copy = Some(load(&bytes));
-                },
-                move |(_, copy, _)| {
-                    copy_checksum(copy.as_mut().map_or(0, world_bundle_digest), expected)
-                },
-                |(_, _, len)| *len as u64,
-            )
-        }
-        "snapshot_save" => {
-            let mut world = World::new();
-            world.spawn_batch((0..n).map(body)).for_each(drop);
-            prepared_with_bytes(
-                (world, Vec::<u8>::new()),
-                |(world, bytes)| *bytes = save(world),
-                |(_, bytes)| world_body_digest(&mut load(bytes)),
-                |(_, bytes)| bytes.len() as u64,
-            )
-        }
-        "snapshot_load" => {
-            let mut world = World::new();
-            world.spawn_batch((0..n).map(body)).for_each(drop);
-            let bytes = save(&world);
-            drop(world);
-            prepared_with_bytes(
-                (bytes, None::<World>),
-                |(bytes, copy)| *copy = Some(load(bytes)),
-                |(_, copy)| copy.as_mut().map_or(0, world_body_digest),
-                |(bytes, _)| bytes.len() as u64,
-            )
-        }
-        _ => return None,
-    })
+impl SnapshotPeer for HecsPeer {
+    fn serialize(self, n: usize) -> Box<dyn Prepared> {
+        let mut world = World::new();
+        world.spawn_batch((0..n).map(insert_bundle)).for_each(drop);
+        let expected = world_bundle_digest(&mut world);
+        prepared_with_bytes(
+            (world, None::<World>, 0usize),
+            |(world, copy, len)| {
+                let bytes = save(world);
+                *len = bytes.len();
+                *copy = Some(load(&bytes));
+            },
+            move |(_, copy, _)| {
+                copy_checksum(copy.as_mut().map_or(0, world_bundle_digest), expected)
+            },
+            |(_, _, len)| *len as u64,
+        )
+    }
+
+    fn snapshot_save(self, n: usize) -> Box<dyn Prepared> {
+        let mut world = World::new();
+        world.spawn_batch((0..n).map(body)).for_each(drop);
+        prepared_with_bytes(
+            (world, Vec::<u8>::new()),
+            |(world, bytes)| *bytes = save(world),
+            |(_, bytes)| world_body_digest(&mut load(bytes)),
+            |(_, bytes)| bytes.len() as u64,
+        )
+    }
+
+    fn snapshot_load(self, n: usize) -> Box<dyn Prepared> {
+        let mut world = World::new();
+        world.spawn_batch((0..n).map(body)).for_each(drop);
+        let bytes = save(&world);
+        drop(world);
+        prepared_with_bytes(
+            (bytes, None::<World>),
+            |(bytes, copy)| *copy = Some(load(bytes)),
+            |(_, copy)| copy.as_mut().map_or(0, world_body_digest),
+            |(bytes, _)| bytes.len() as u64,
+        )
+    }
 }

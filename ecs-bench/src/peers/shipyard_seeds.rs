@@ -13,6 +13,8 @@ use shipyard::{
     World,
 };
 
+use super::shipyard::ShipyardPeer;
+use super::SeedPeer;
 use crate::components::*;
 use crate::workload::{prepared, Prepared};
 use crate::workloads::seed000::{four_components, seed_digest, write_four, SeedWorld};
@@ -100,59 +102,59 @@ impl SeedWorld for World {
     }
 }
 
-pub(super) fn prepare(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
-    super::seed_workload::<World>(workload, n, random_access, queries)
-}
+impl SeedPeer for ShipyardPeer {
+    type World = World;
 
-fn random_access(n: usize) -> Box<dyn Prepared> {
-    let mut world = World::new();
-    let entities: Vec<EntityId> = (0..n)
-        .map(|i| spawn_by_archetype!(i, |bundle| world.add_entity(bundle)))
-        .collect();
-    let handles: Vec<EntityId> = shuffled_order(n).into_iter().map(|i| entities[i]).collect();
-    prepared(
-        (world, handles, 0.0f64),
-        |(world, handles, sum)| {
-            *sum = world.run(|p: View<Position>, v: View<Velocity>, r: View<Rotation>| {
-                let mut total = 0.0f64;
-                for &e in handles.iter() {
-                    let (p, v, r) = (&p, &v, &r).get(e).expect("has all three");
-                    total += access_term(p, v, r);
-                }
-                total
-            });
-        },
-        |(_, handles, sum)| access_checksum(*sum, handles.len()),
-    )
-}
-
-fn queries(arity: usize, n: usize) -> Box<dyn Prepared> {
-    let mut world = World::new();
-    for i in 0..n {
-        let e = world.add_entity(query_base(i));
-        insert_extras!(i % QUERY_MASKS, |letter| world.add_component(e, letter));
+    fn random_access(self, n: usize) -> Box<dyn Prepared> {
+        let mut world = World::new();
+        let entities: Vec<EntityId> = (0..n)
+            .map(|i| spawn_by_archetype!(i, |bundle| world.add_entity(bundle)))
+            .collect();
+        let handles: Vec<EntityId> = shuffled_order(n).into_iter().map(|i| entities[i]).collect();
+        prepared(
+            (world, handles, 0.0f64),
+            |(world, handles, sum)| {
+                *sum = world.run(|p: View<Position>, v: View<Velocity>, r: View<Rotation>| {
+                    let mut total = 0.0f64;
+                    for &e in handles.iter() {
+                        let (p, v, r) = (&p, &v, &r).get(e).expect("has all three");
+                        total += access_term(p, v, r);
+                    }
+                    total
+                });
+            },
+            |(_, handles, sum)| access_checksum(*sum, handles.len()),
+        )
     }
-    prepared(
-        world,
-        move |world| {
-            use query_step::*;
-            match arity {
-                1 => world.run(|mut a: ViewMut<A>| (&mut a).iter().for_each(|a| one(&mut a.0))),
-                2 => world.run(|mut a: ViewMut<A>, b: View<B>| {
-                    (&mut a, &b).iter().for_each(|(a, b)| two(&mut a.0, b.0))
-                }),
-                3 => world.run(|mut a: ViewMut<A>, b: View<B>, c: View<C>| {
-                    (&mut a, &b, &c)
-                        .iter()
-                        .for_each(|(a, b, c)| three(&mut a.0, b.0, c.0))
-                }),
-                _ => world.run(|mut a: ViewMut<A>, b: View<B>, c: View<C>, d: View<D>| {
-                    (&mut a, &b, &c, &d)
-                        .iter()
-                        .for_each(|(a, b, c, d)| four(&mut a.0, b.0, c.0, d.0))
-                }),
-            }
-        },
-        |world| world.run(|a: View<A>| query_checksum(a.iter().map(|a| a.0))),
-    )
+
+    fn queries(self, arity: usize, n: usize) -> Box<dyn Prepared> {
+        let mut world = World::new();
+        for i in 0..n {
+            let e = world.add_entity(query_base(i));
+            insert_extras!(i % QUERY_MASKS, |letter| world.add_component(e, letter));
+        }
+        prepared(
+            world,
+            move |world| {
+                use query_step::*;
+                match arity {
+                    1 => world.run(|mut a: ViewMut<A>| (&mut a).iter().for_each(|a| one(&mut a.0))),
+                    2 => world.run(|mut a: ViewMut<A>, b: View<B>| {
+                        (&mut a, &b).iter().for_each(|(a, b)| two(&mut a.0, b.0))
+                    }),
+                    3 => world.run(|mut a: ViewMut<A>, b: View<B>, c: View<C>| {
+                        (&mut a, &b, &c)
+                            .iter()
+                            .for_each(|(a, b, c)| three(&mut a.0, b.0, c.0))
+                    }),
+                    _ => world.run(|mut a: ViewMut<A>, b: View<B>, c: View<C>, d: View<D>| {
+                        (&mut a, &b, &c, &d)
+                            .iter()
+                            .for_each(|(a, b, c, d)| four(&mut a.0, b.0, c.0, d.0))
+                    }),
+                }
+            },
+            |world| world.run(|a: View<A>| query_checksum(a.iter().map(|a| a.0))),
+        )
+    }
 }

@@ -9,6 +9,7 @@
 use specs::prelude::*;
 use specs::World;
 
+use super::CommunityPeer;
 use crate::components::*;
 use crate::workload::{prepared, Prepared};
 use crate::workloads::community::{
@@ -25,6 +26,9 @@ macro_rules! world_with {
     }};
 }
 pub(super) use world_with;
+
+/// specs as a runner: its community bodies here, its seed bodies in `specs_seeds`.
+pub(super) struct SpecsPeer;
 
 fn positions(world: &World) -> u64 {
     position_digest(world.read_storage::<Position>().join().map(|p| p.0))
@@ -78,9 +82,9 @@ swap_systems! {
     Ce: C, E;
 }
 
-pub(super) fn prepare(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
-    Some(match workload {
-        "simple_insert" => prepared(
+impl CommunityPeer for SpecsPeer {
+    fn simple_insert(self, n: usize) -> Box<dyn Prepared> {
+        prepared(
             None::<World>,
             move |slot| {
                 let mut world = world_with!(Transform, Position, Rotation, Velocity);
@@ -88,134 +92,137 @@ pub(super) fn prepare(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
                 *slot = Some(world);
             },
             |slot| slot.as_ref().map_or(0, positions),
-        ),
-        "simple_iter" => {
-            let mut world = world_with!(Transform, Position, Rotation, Velocity);
-            spawn_bundles(&mut world, n);
-            prepared(
-                world,
-                |world| {
-                    let (v, mut p) =
-                        world.system_data::<(ReadStorage<Velocity>, WriteStorage<Position>)>();
-                    (&v, &mut p).join().for_each(|(v, p)| {
-                        p.0[0] += v.0[0];
-                        p.0[1] += v.0[1];
-                        p.0[2] += v.0[2];
-                    });
-                },
-                |world| positions(world),
-            )
-        }
-        "fragmented_iter" => {
-            let mut world = world_with!(
-                Data, A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P, Q, R, S, T, U, V, W, X, Y, Z
-            );
-            macro_rules! spawn {
-                ($($letter:ident),*) => {$(
-                    for _ in 0..n {
-                        world.create_entity().with($letter(0.0)).with(Data(1.0)).build();
-                    }
-                )*};
-            }
-            spawn!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P, Q, R, S, T, U, V, W, X, Y, Z);
-            prepared(
-                world,
-                |world| {
-                    (&mut world.write_storage::<Data>())
-                        .join()
-                        .for_each(|d| d.0 *= 2.0)
-                },
-                |world| data_digest(world.read_storage::<Data>().join().map(|d| d.0)),
-            )
-        }
-        "heavy_compute" => {
-            let mut world = world_with!(Transform, Position, Rotation, Velocity);
-            spawn_bundles(&mut world, n);
-            prepared(
-                world,
-                |world| {
-                    let (mut p, mut t) =
-                        world.system_data::<(WriteStorage<Position>, WriteStorage<Transform>)>();
-                    (&mut p, &mut t)
-                        .par_join()
-                        .for_each(|(p, t)| heavy_body(p, t));
-                },
-                |world| {
-                    let (p, t) =
-                        world.system_data::<(ReadStorage<Position>, ReadStorage<Transform>)>();
-                    heavy_digest((&p, &t).join())
-                },
-            )
-        }
-        "add_remove" => {
-            let mut world = world_with!(A, B);
-            let entities: Vec<Entity> = (0..n)
-                .map(|i| world.create_entity().with(A(i as f32)).build())
-                .collect();
-            prepared(
-                (world, entities, Digest::default(), 0usize),
-                |(world, entities, removed, runs)| {
-                    let mut bs = world.write_storage::<B>();
-                    for &e in entities.iter() {
-                        bs.insert(e, B(1.0)).expect("live entity");
-                    }
-                    for &e in entities.iter() {
-                        let b = bs.remove(e).expect("B was just added");
-                        removed.add(u64::from(b.0.to_bits()));
-                    }
-                    *runs += 1;
-                },
-                |(world, _, removed, runs)| {
-                    let (a, b) = world.system_data::<(ReadStorage<A>, ReadStorage<B>)>();
-                    let without_b = (&a, !&b).join().count();
-                    add_remove_checksum(*removed, *runs, without_b)
-                },
-            )
-        }
-        "schedule" => {
-            let mut world = world_with!(A, B, C, D, E);
-            // The four groups: (A, B), (A, B, C), (A, B, C, D), (A, B, C, E).
-            for group in 0..4 {
-                for i in 0..n {
-                    let (a, b) = (A(value(i, 0)), B(value(i, 1)));
-                    let mut entity = world.create_entity().with(a).with(b);
-                    if group > 0 {
-                        entity = entity.with(C(value(i, 2)));
-                    }
-                    match group {
-                        2 => entity = entity.with(D(value(i, 3))),
-                        3 => entity = entity.with(E(value(i, 3))),
-                        _ => {}
-                    }
-                    entity.build();
+        )
+    }
+
+    fn simple_iter(self, n: usize) -> Box<dyn Prepared> {
+        let mut world = world_with!(Transform, Position, Rotation, Velocity);
+        spawn_bundles(&mut world, n);
+        prepared(
+            world,
+            |world| {
+                let (v, mut p) =
+                    world.system_data::<(ReadStorage<Velocity>, WriteStorage<Position>)>();
+                (&v, &mut p).join().for_each(|(v, p)| {
+                    p.0[0] += v.0[0];
+                    p.0[1] += v.0[1];
+                    p.0[2] += v.0[2];
+                });
+            },
+            |world| positions(world),
+        )
+    }
+
+    fn fragmented_iter(self, n: usize) -> Box<dyn Prepared> {
+        let mut world = world_with!(
+            Data, A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P, Q, R, S, T, U, V, W, X, Y, Z
+        );
+        macro_rules! spawn {
+            ($($letter:ident),*) => {$(
+                for _ in 0..n {
+                    world.create_entity().with($letter(0.0)).with(Data(1.0)).build();
                 }
-            }
-            let mut dispatcher = DispatcherBuilder::new()
-                .with(Ab, "ab", &[])
-                .with(Cd, "cd", &[])
-                .with(Ce, "ce", &[])
-                .build();
-            dispatcher.setup(&mut world);
-            prepared(
-                (world, dispatcher),
-                |(world, dispatcher)| dispatcher.dispatch(world),
-                |(world, _)| {
-                    type Letters<'a> = (
-                        ReadStorage<'a, A>,
-                        ReadStorage<'a, B>,
-                        ReadStorage<'a, C>,
-                        ReadStorage<'a, D>,
-                        ReadStorage<'a, E>,
-                    );
-                    let (a, b, c, d, e) = world.system_data::<Letters>();
-                    schedule_digest(
-                        (&a, &b, c.maybe(), d.maybe(), e.maybe())
-                            .join()
-                            .map(|(a, b, c, d, e)| letters(a.0, b.0, c, d, e)),
-                    )
-                },
-            )
+            )*};
         }
-        _ => return None,
-    })
+        spawn!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P, Q, R, S, T, U, V, W, X, Y, Z);
+        prepared(
+            world,
+            |world| {
+                (&mut world.write_storage::<Data>())
+                    .join()
+                    .for_each(|d| d.0 *= 2.0)
+            },
+            |world| data_digest(world.read_storage::<Data>().join().map(|d| d.0)),
+        )
+    }
+
+    fn heavy_compute(self, n: usize) -> Box<dyn Prepared> {
+        let mut world = world_with!(Transform, Position, Rotation, Velocity);
+        spawn_bundles(&mut world, n);
+        prepared(
+            world,
+            |world| {
+                let (mut p, mut t) =
+                    world.system_data::<(WriteStorage<Position>, WriteStorage<Transform>)>();
+                (&mut p, &mut t)
+                    .par_join()
+                    .for_each(|(p, t)| heavy_body(p, t));
+            },
+            |world| {
+                let (p, t) = world.system_data::<(ReadStorage<Position>, ReadStorage<Transform>)>();
+                heavy_digest((&p, &t).join())
+            },
+        )
+    }
+
+    fn add_remove(self, n: usize) -> Box<dyn Prepared> {
+        let mut world = world_with!(A, B);
+        let entities: Vec<Entity> = (0..n)
+            .map(|i| world.create_entity().with(A(i as f32)).build())
+            .collect();
+        prepared(
+            (world, entities, Digest::default(), 0usize),
+            |(world, entities, removed, runs)| {
+                let mut bs = world.write_storage::<B>();
+                for &e in entities.iter() {
+                    bs.insert(e, B(1.0)).expect("live entity");
+                }
+                for &e in entities.iter() {
+                    let b = bs.remove(e).expect("B was just added");
+                    removed.add(u64::from(b.0.to_bits()));
+                }
+                *runs += 1;
+            },
+            |(world, _, removed, runs)| {
+                let (a, b) = world.system_data::<(ReadStorage<A>, ReadStorage<B>)>();
+                let without_b = (&a, !&b).join().count();
+                add_remove_checksum(*removed, *runs, without_b)
+            },
+        )
+    }
+
+    fn schedule(self, n: usize) -> Box<dyn Prepared> {
+        let mut world = world_with!(A, B, C, D, E);
+        // The four groups: (A, B), (A, B, C), (A, B, C, D), (A, B, C, E).
+        for group in 0..4 {
+            for i in 0..n {
+                let (a, b) = (A(value(i, 0)), B(value(i, 1)));
+                let mut entity = world.create_entity().with(a).with(b);
+                if group > 0 {
+                    entity = entity.with(C(value(i, 2)));
+                }
+                match group {
+                    2 => entity = entity.with(D(value(i, 3))),
+                    3 => entity = entity.with(E(value(i, 3))),
+                    _ => {}
+                }
+                entity.build();
+            }
+        }
+        let mut dispatcher = DispatcherBuilder::new()
+            .with(Ab, "ab", &[])
+            .with(Cd, "cd", &[])
+            .with(Ce, "ce", &[])
+            .build();
+        dispatcher.setup(&mut world);
+        prepared(
+            (world, dispatcher),
+            |(world, dispatcher)| dispatcher.dispatch(world),
+            |(world, _)| {
+                type Letters<'a> = (
+                    ReadStorage<'a, A>,
+                    ReadStorage<'a, B>,
+                    ReadStorage<'a, C>,
+                    ReadStorage<'a, D>,
+                    ReadStorage<'a, E>,
+                );
+                let (a, b, c, d, e) = world.system_data::<Letters>();
+                schedule_digest(
+                    (&a, &b, c.maybe(), d.maybe(), e.maybe())
+                        .join()
+                        .map(|(a, b, c, d, e)| letters(a.0, b.0, c, d, e)),
+                )
+            },
+        )
+    }
 }

@@ -13,7 +13,8 @@
 use specs::prelude::*;
 use specs::World;
 
-use super::specs::world_with;
+use super::specs::{world_with, SpecsPeer};
+use super::SeedPeer;
 use crate::components::*;
 use crate::workload::{prepared, Prepared};
 use crate::workloads::seed000::{four_components, seed_digest, write_four, SeedWorld};
@@ -31,7 +32,7 @@ type Four<'a> = (
 );
 
 /// A specs world for the seed 000 bodies.
-struct SpecsSeed(World);
+pub(super) struct SpecsSeed(World);
 
 impl SeedWorld for SpecsSeed {
     type Entity = Entity;
@@ -105,73 +106,73 @@ impl SeedWorld for SpecsSeed {
     }
 }
 
-pub(super) fn prepare(workload: &str, n: usize) -> Option<Box<dyn Prepared>> {
-    super::seed_workload::<SpecsSeed>(workload, n, random_access, queries)
-}
+impl SeedPeer for SpecsPeer {
+    type World = SpecsSeed;
 
-fn random_access(n: usize) -> Box<dyn Prepared> {
-    let mut world = world_with!(Position, Velocity, Rotation, A, B, C, D, E, F, G, H);
-    let entities: Vec<Entity> = (0..n)
-        .map(|i| {
-            spawn_by_archetype!(i, |bundle| {
-                let (p, v, r, letter) = bundle;
-                let e = world.create_entity().with(p).with(v).with(r);
-                e.with(letter).build()
+    fn random_access(self, n: usize) -> Box<dyn Prepared> {
+        let mut world = world_with!(Position, Velocity, Rotation, A, B, C, D, E, F, G, H);
+        let entities: Vec<Entity> = (0..n)
+            .map(|i| {
+                spawn_by_archetype!(i, |bundle| {
+                    let (p, v, r, letter) = bundle;
+                    let e = world.create_entity().with(p).with(v).with(r);
+                    e.with(letter).build()
+                })
             })
-        })
-        .collect();
-    let handles: Vec<Entity> = shuffled_order(n).into_iter().map(|i| entities[i]).collect();
-    prepared(
-        (world, handles, 0.0f64),
-        |(world, handles, sum)| {
-            type Three<'a> = (
-                Entities<'a>,
-                ReadStorage<'a, Position>,
-                ReadStorage<'a, Velocity>,
-                ReadStorage<'a, Rotation>,
-            );
-            let (all, p, v, r) = world.system_data::<Three>();
-            let mut three = (&p, &v, &r).lend_join();
-            let mut total = 0.0f64;
-            for &e in handles.iter() {
-                let (p, v, r) = three.get(e, &all).expect("has all three");
-                total += access_term(p, v, r);
-            }
-            *sum = total;
-        },
-        |(_, handles, sum)| access_checksum(*sum, handles.len()),
-    )
-}
-
-fn queries(arity: usize, n: usize) -> Box<dyn Prepared> {
-    let mut world = world_with!(A, B, C, D, E, F, G, H, I, J, K, L);
-    for i in 0..n {
-        let (a, b, c, d) = query_base(i);
-        let mut entity = world.create_entity().with(a).with(b).with(c).with(d);
-        insert_extras!(i % QUERY_MASKS, |letter| entity = entity.with(letter));
-        entity.build();
+            .collect();
+        let handles: Vec<Entity> = shuffled_order(n).into_iter().map(|i| entities[i]).collect();
+        prepared(
+            (world, handles, 0.0f64),
+            |(world, handles, sum)| {
+                type Three<'a> = (
+                    Entities<'a>,
+                    ReadStorage<'a, Position>,
+                    ReadStorage<'a, Velocity>,
+                    ReadStorage<'a, Rotation>,
+                );
+                let (all, p, v, r) = world.system_data::<Three>();
+                let mut three = (&p, &v, &r).lend_join();
+                let mut total = 0.0f64;
+                for &e in handles.iter() {
+                    let (p, v, r) = three.get(e, &all).expect("has all three");
+                    total += access_term(p, v, r);
+                }
+                *sum = total;
+            },
+            |(_, handles, sum)| access_checksum(*sum, handles.len()),
+        )
     }
-    prepared(
-        world,
-        move |world| {
-            use query_step::*;
-            let (mut a, b, c, d) = world.system_data::<(
-                WriteStorage<A>,
-                ReadStorage<B>,
-                ReadStorage<C>,
-                ReadStorage<D>,
-            )>();
-            match arity {
-                1 => (&mut a).join().for_each(|a| one(&mut a.0)),
-                2 => (&mut a, &b).join().for_each(|(a, b)| two(&mut a.0, b.0)),
-                3 => (&mut a, &b, &c)
-                    .join()
-                    .for_each(|(a, b, c)| three(&mut a.0, b.0, c.0)),
-                _ => (&mut a, &b, &c, &d)
-                    .join()
-                    .for_each(|(a, b, c, d)| four(&mut a.0, b.0, c.0, d.0)),
-            }
-        },
-        |world| query_checksum(world.read_storage::<A>().join().map(|a| a.0)),
-    )
+
+    fn queries(self, arity: usize, n: usize) -> Box<dyn Prepared> {
+        let mut world = world_with!(A, B, C, D, E, F, G, H, I, J, K, L);
+        for i in 0..n {
+            let (a, b, c, d) = query_base(i);
+            let mut entity = world.create_entity().with(a).with(b).with(c).with(d);
+            insert_extras!(i % QUERY_MASKS, |letter| entity = entity.with(letter));
+            entity.build();
+        }
+        prepared(
+            world,
+            move |world| {
+                use query_step::*;
+                let (mut a, b, c, d) = world.system_data::<(
+                    WriteStorage<A>,
+                    ReadStorage<B>,
+                    ReadStorage<C>,
+                    ReadStorage<D>,
+                )>();
+                match arity {
+                    1 => (&mut a).join().for_each(|a| one(&mut a.0)),
+                    2 => (&mut a, &b).join().for_each(|(a, b)| two(&mut a.0, b.0)),
+                    3 => (&mut a, &b, &c)
+                        .join()
+                        .for_each(|(a, b, c)| three(&mut a.0, b.0, c.0)),
+                    _ => (&mut a, &b, &c, &d)
+                        .join()
+                        .for_each(|(a, b, c, d)| four(&mut a.0, b.0, c.0, d.0)),
+                }
+            },
+            |world| query_checksum(world.read_storage::<A>().join().map(|a| a.0)),
+        )
+    }
 }

@@ -20,7 +20,7 @@ use std::fmt::Write;
 use super::markdown::{self, format_bytes, format_time};
 use super::model::{Report, RunnerResult, WorkloadReport};
 use super::targets::{self, Status};
-use crate::workloads::seed002;
+use crate::workloads::{seed002, Builtin};
 
 /// The files whose marked regions are regenerated, relative to the workspace root.
 pub const FILES: [&str; 3] = ["README.md", "docs/guide.md", "ecs-bench/README.md"];
@@ -30,14 +30,14 @@ pub const REPORT: &str = "docs/report.json";
 
 /// One row of a generated table: a workload, how the row is labelled, and what it teaches.
 struct Row {
-    workload: &'static str,
+    workload: Builtin,
     label: &'static str,
     teaches: &'static str,
     /// Show the peak heap beside the time (seed 000's memory rows).
     heap: bool,
 }
 
-const fn row(workload: &'static str, label: &'static str, teaches: &'static str) -> Row {
+const fn row(workload: Builtin, label: &'static str, teaches: &'static str) -> Row {
     Row {
         workload,
         label,
@@ -46,7 +46,7 @@ const fn row(workload: &'static str, label: &'static str, teaches: &'static str)
     }
 }
 
-const fn heap_row(workload: &'static str, label: &'static str, teaches: &'static str) -> Row {
+const fn heap_row(workload: Builtin, label: &'static str, teaches: &'static str) -> Row {
     Row {
         workload,
         label,
@@ -58,102 +58,102 @@ const fn heap_row(workload: &'static str, label: &'static str, teaches: &'static
 /// The README's headline table.
 const HEADLINE: &[Row] = &[
     row(
-        "simple_iter",
+        Builtin::SimpleIter,
         "simple_iter (10k, pos += vel)",
         "dense columns side by side: tables iterate like plain arrays",
     ),
     row(
-        "simple_iter_grouped",
+        Builtin::SimpleIterGrouped,
         "simple_iter, owning group (sparse)",
         "an owning group keeps a sparse-set join packed like a table",
     ),
     row(
-        "fragmented_iter",
+        Builtin::FragmentedIter,
         "fragmented_iter (26 × 20)",
         "many small tables cost a little each; one dense set does not care about the mix",
     ),
     row(
-        "simple_insert",
+        Builtin::SimpleInsert,
         "simple_insert (10k × 4 comps)",
         "a batch reserves once and writes rows without moving them",
     ),
     row(
-        "add_remove",
+        Builtin::AddRemove,
         "add_remove (10k, add/remove B)",
         "adding a component moves a table row; a sparse set pushes one value",
     ),
     row(
-        "heavy_compute",
+        Builtin::HeavyCompute,
         "heavy_compute (1k, parallel)",
         "compute-bound work does not care about the layout",
     ),
     row(
-        "schedule",
+        Builtin::Schedule,
         "schedule (3 systems)",
         "systems whose data do not overlap run side by side",
     ),
     row(
-        "random_access",
+        Builtin::RandomAccess,
         "random_access (100k, get of 3 comps)",
         "by handle: one record then columns on tables, two loads per component on sets",
     ),
     row(
-        "query_1",
+        Builtin::Query1,
         "query_1 (100k in 256 tables, A)",
         "the ABC problem: one component spread over 256 tables",
     ),
     row(
-        "query_2",
+        Builtin::Query2,
         "query_2 (A, B)",
         "hybrid: B aligned with the tables once (`align_with_tables`), read like a column",
     ),
     row(
-        "query_2_unaligned",
+        Builtin::Query2Unaligned,
         "query_2, B not aligned",
         "hybrid: a sparse set no table follows is looked up row by row",
     ),
     row(
-        "query_3",
+        Builtin::Query3,
         "query_3 (A, B, C)",
         "each extra looked-up component adds a look-up per row",
     ),
     row(
-        "query_4",
+        Builtin::Query4,
         "query_4 (A, B, C, D)",
         "tables keep every joined column dense; sets look the others up",
     ),
     heap_row(
-        "create",
+        Builtin::Create,
         "create (1M entities)",
         "an entity with no component costs only its allocator slot",
     ),
     heap_row(
-        "add",
+        Builtin::Add,
         "add (500k × 4 inserts)",
         "one insert at a time: a set pushes, a table moves the row every time",
     ),
     heap_row(
-        "add_write_delete",
+        Builtin::AddWriteDelete,
         "add_write_delete (300 × 2k)",
         "despawned slots are reused: the heap stays at one round's size",
     ),
     row(
-        "distributed",
+        Builtin::Distributed,
         "distributed (300 × 2k)",
         "swapping one component for another is a row move on tables, two set operations on sets",
     ),
     row(
-        "random",
+        Builtin::Random,
         "random (seeded, ×10)",
         "a mix of everything: no layout wins by much",
     ),
     row(
-        "crates_render_changed",
+        Builtin::CratesRenderChanged,
         "crates render, changed only",
         "change tracking costs what changed: 100 of 100,100 crates",
     ),
     row(
-        "crates_render_scan",
+        Builtin::CratesRenderScan,
         "crates render, full scan",
         "without it, every crate every frame",
     ),
@@ -164,30 +164,30 @@ const GUIDE: &[(&str, &[Row])] = &[
     (
         "guide-iteration",
         &[
-            row("simple_iter", "simple_iter (10k)", ""),
-            row("simple_iter_grouped", "simple_iter, owning group", ""),
-            row("query_2", "query_2 (A, B over 256 tables)", ""),
-            row("query_4", "query_4 (A, B, C, D)", ""),
+            row(Builtin::SimpleIter, "simple_iter (10k)", ""),
+            row(Builtin::SimpleIterGrouped, "simple_iter, owning group", ""),
+            row(Builtin::Query2, "query_2 (A, B over 256 tables)", ""),
+            row(Builtin::Query4, "query_4 (A, B, C, D)", ""),
         ],
     ),
     (
         "hybrid-joins",
         &[
-            row("query_2_unaligned", "query_2, B not aligned", ""),
-            row("query_2", "query_2, B aligned", ""),
-            row("query_3", "query_3 (A, B, C), B aligned", ""),
-            row("query_4", "query_4 (A, B, C, D), B aligned", ""),
+            row(Builtin::Query2Unaligned, "query_2, B not aligned", ""),
+            row(Builtin::Query2, "query_2, B aligned", ""),
+            row(Builtin::Query3, "query_3 (A, B, C), B aligned", ""),
+            row(Builtin::Query4, "query_4 (A, B, C, D), B aligned", ""),
         ],
     ),
     (
         "guide-structural",
         &[
-            row("add_remove", "add_remove (10k, add/remove B)", ""),
-            heap_row("add", "add (500k × 4 inserts)", ""),
-            row("insertion", "insertion (10k × 8 components)", ""),
-            row("remove_random_100k", "remove_random_100k (swap)", ""),
+            row(Builtin::AddRemove, "add_remove (10k, add/remove B)", ""),
+            heap_row(Builtin::Add, "add (500k × 4 inserts)", ""),
+            row(Builtin::Insertion, "insertion (10k × 8 components)", ""),
+            row(Builtin::RemoveRandom100k, "remove_random_100k (swap)", ""),
             row(
-                "remove_shift_random_10k",
+                Builtin::RemoveShiftRandom10k,
                 "remove_shift_random_10k (shift)",
                 "",
             ),
@@ -195,34 +195,42 @@ const GUIDE: &[(&str, &[Row])] = &[
     ),
     (
         "guide-random-access",
-        &[row("random_access", "random_access (100k, 3 comps)", "")],
+        &[row(
+            Builtin::RandomAccess,
+            "random_access (100k, 3 comps)",
+            "",
+        )],
     ),
     (
         "guide-memory",
         &[
-            heap_row("create", "create (1M entities)", ""),
-            heap_row("add_write_delete", "add_write_delete (300 × 2k)", ""),
-            heap_row("relationship", "relationship (500 × 2,110)", ""),
+            heap_row(Builtin::Create, "create (1M entities)", ""),
+            heap_row(Builtin::AddWriteDelete, "add_write_delete (300 × 2k)", ""),
+            heap_row(Builtin::Relationship, "relationship (500 × 2,110)", ""),
         ],
     ),
     (
         "guide-fragmentation",
         &[
-            row("fragmented_iter", "fragmented_iter (26 × 20)", ""),
-            row("query_1", "query_1 (A over 256 tables)", ""),
+            row(Builtin::FragmentedIter, "fragmented_iter (26 × 20)", ""),
+            row(Builtin::Query1, "query_1 (A over 256 tables)", ""),
         ],
     ),
     (
         "guide-change-tracking",
         &[
-            row("crates_render_changed", "crates render, changed only", ""),
-            row("crates_render_scan", "crates render, full scan", ""),
+            row(
+                Builtin::CratesRenderChanged,
+                "crates render, changed only",
+                "",
+            ),
+            row(Builtin::CratesRenderScan, "crates render, full scan", ""),
         ],
     ),
 ];
 
-fn find<'a>(report: &'a Report, name: &str) -> Option<&'a WorkloadReport> {
-    report.workloads.iter().find(|w| w.name == name)
+fn find(report: &Report, workload: Builtin) -> Option<&WorkloadReport> {
+    report.workloads.iter().find(|w| w.name == workload.name())
 }
 
 /// A cell: `**7.90 µs**` for the fastest, `11.71 µs (1.48×)` otherwise, with the peak heap

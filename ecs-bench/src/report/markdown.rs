@@ -143,7 +143,7 @@ fn render_targets(out: &mut String, report: &Report) {
         let _ = writeln!(
             out,
             "| {} | {} | {} | {measured} | {rounds} | {status}{mark} |",
-            e.target.workload,
+            e.target.workload.name(),
             e.backend,
             e.target.describe()
         );
@@ -175,26 +175,19 @@ fn render_family(out: &mut String, report: &Report, family: Family) {
         .iter()
         .filter(|w| w.family == family)
         .collect();
-    let pending: Vec<_> = report
-        .pending
-        .iter()
-        .filter(|p| p.family == family)
-        .collect();
-    if workloads.is_empty() && pending.is_empty() {
+    if workloads.is_empty() {
         return;
     }
     let _ = writeln!(out, "\n## {}", family.title());
-    if !workloads.is_empty() {
-        let _ = writeln!(out);
-        let _ = writeln!(
-            out,
-            "| workload | size | runner | median | ratio | peak heap | allocs | ok | \
-             seed anchor (measured elsewhere) |"
-        );
-        let _ = writeln!(out, "|---|---|---|---:|---:|---:|---:|:-:|---|");
-        for w in &workloads {
-            render_workload(out, w);
-        }
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "| workload | size | runner | median | ratio | peak heap | allocs | ok | \
+         seed anchor (measured elsewhere) |"
+    );
+    let _ = writeln!(out, "|---|---|---|---:|---:|---:|---:|:-:|---|");
+    for w in &workloads {
+        render_workload(out, w);
     }
     let notes: Vec<String> = workloads
         .iter()
@@ -206,13 +199,6 @@ fn render_family(out: &mut String, report: &Report, family: Family) {
     if family == Family::Seed002 {
         if let Some(line) = seed002::ratio_line(workloads.iter().copied()) {
             let _ = writeln!(out, "\n{line}");
-        }
-    }
-    if !pending.is_empty() {
-        let _ = writeln!(out, "\n| slot | what it will measure | status |");
-        let _ = writeln!(out, "|---|---|---|");
-        for p in pending {
-            let _ = writeln!(out, "| {} | {} | {} |", p.name, p.description, p.reason);
         }
     }
 }

@@ -18,7 +18,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::alloc_counter;
 use crate::backend::{Backend, Runner};
-use crate::workload::{DynWorkload, Family, Pending, Scale};
+use crate::workload::{DynWorkload, Family, Scale};
 use crate::workloads::{self, seed001, seed004_memory};
 use measure::{measure_workload, Measured, Settings};
 use model::{AnchorReport, Machine, Meta, Report, RunnerResult, WorkloadReport, SCHEMA};
@@ -35,30 +35,26 @@ pub struct Suite {
     pub name: &'static str,
     /// Every workload, in report order.
     pub workloads: fn() -> Vec<Box<dyn DynWorkload>>,
-    /// Slots listed as not yet available.
-    pub pending: fn() -> Vec<Pending>,
     /// Whether the suite includes the built-in tables (seed 004's memory table, seed 001's
     /// scaling table).
     pub memory_table: bool,
 }
 
 impl Suite {
-    /// ecs-bench's workloads ([`workloads::registry`]), pending slots and memory table.
+    /// ecs-bench's workloads ([`workloads::registry`]) and memory table.
     pub fn builtin() -> Suite {
         Suite {
             name: "ecs-bench",
             workloads: workloads::registry,
-            pending: workloads::pending,
             memory_table: true,
         }
     }
 
-    /// A program's own workloads, under `name`: no pending slots, no memory table.
+    /// A program's own workloads, under `name`: no memory table.
     pub fn custom(name: &'static str, workloads: fn() -> Vec<Box<dyn DynWorkload>>) -> Suite {
         Suite {
             name,
             workloads,
-            pending: Vec::new,
             memory_table: false,
         }
     }
@@ -223,10 +219,6 @@ pub fn run(config: &Config) -> Report {
             debug_build: cfg!(debug_assertions),
         },
         workloads: reports,
-        pending: (config.suite.pending)()
-            .into_iter()
-            .filter(|p| config.selects(&format!("{}/{}", p.family.key(), p.name)))
-            .collect(),
         memory_table,
         entity_index_table,
         table_seconds,

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::workload::{Family, Pending, Scale};
+use crate::workload::{Family, Scale};
 use crate::workloads::seed001::ScalingTable;
 use crate::workloads::seed004_memory::MemoryTable;
 
@@ -18,8 +18,6 @@ pub struct Report {
     pub meta: Meta,
     /// One entry per workload run.
     pub workloads: Vec<WorkloadReport>,
-    /// Slots waiting for later features.
-    pub pending: Vec<Pending>,
     /// Seed 004's memory table, when selected.
     pub memory_table: Option<MemoryTable>,
     /// Seed 001's scaling table (prototype chain vs legacy index), when selected.

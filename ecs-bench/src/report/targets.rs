@@ -13,6 +13,8 @@
 
 use super::measure::quantile;
 use super::model::{Report, RunnerResult, WorkloadReport};
+use crate::peers::BEVY_WORKLOADS;
+use crate::workloads::Builtin;
 
 /// The peers that have a scheduler (the schedule target compares against these).
 const SCHEDULER_PEERS: &[&str] = &["bevy_ecs", BEVY_SPARSE_B, "shipyard", "specs"];
@@ -73,8 +75,8 @@ impl Reference {
 /// One performance target.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Target {
-    /// Workload name.
-    pub workload: &'static str,
+    /// The workload.
+    pub workload: Builtin,
     /// Backends the target binds.
     pub backends: &'static [&'static str],
     /// What is compared.
@@ -88,7 +90,7 @@ pub struct Target {
 
 impl Target {
     const fn time(
-        workload: &'static str,
+        workload: Builtin,
         backends: &'static [&'static str],
         against: Reference,
         limit: f64,
@@ -120,25 +122,36 @@ impl Target {
 
 /// The targets, in report order.
 pub const TARGETS: &[Target] = &[
-    Target::time("simple_iter", HYBRID_AND_ARCH, Reference::Baseline, 1.15),
     Target::time(
-        "simple_iter",
+        Builtin::SimpleIter,
+        HYBRID_AND_ARCH,
+        Reference::Baseline,
+        1.15,
+    ),
+    Target::time(
+        Builtin::SimpleIter,
         HYBRID_AND_ARCH,
         Reference::BestOf(PEERS),
         0.9,
     ),
     Target::time(
-        "simple_iter",
+        Builtin::SimpleIter,
         &["sparse"],
         Reference::Runner("shipyard"),
         0.8,
     ),
     // Issue 6's bound for the join under an owning group over (Velocity, Position).
-    Target::time("simple_iter_grouped", &["sparse"], Reference::Baseline, 1.3).because(
+    Target::time(
+        Builtin::SimpleIterGrouped,
+        &["sparse"],
+        Reference::Baseline,
+        1.3,
+    )
+    .because(
         "the group makes the join two dense slices, as the `Vec` floor is; what is left is \
          the query's per-run setup (driver choice, one chunk) over 10k rows.",
     ),
-    Target::time("fragmented_iter", ALL, Reference::BestOf(PEERS), 1.0).because(
+    Target::time(Builtin::FragmentedIter, ALL, Reference::BestOf(PEERS), 1.0).because(
         "26 letter tables of 20 rows: the archetype layout makes one chunk per table, and \
          each chunk costs its setup plus its loop. The setup is the next matched table, its \
          row count and Data's column base pointer, read from the query cache's tables and \
@@ -156,7 +169,7 @@ pub const TARGETS: &[Target] = &[
          runs of 2026-11-24 and 2026-11-27.",
     ),
     Target::time(
-        "simple_insert",
+        Builtin::SimpleInsert,
         HYBRID_AND_ARCH,
         Reference::BestOf(PEERS),
         0.8,
@@ -172,7 +185,7 @@ pub const TARGETS: &[Target] = &[
          table's entity id) and a type-erased column index per value.",
     ),
     Target::time(
-        "add_remove",
+        Builtin::AddRemove,
         &["sparse", "hybrid"],
         Reference::BestOf(STRUCTURAL_PEERS),
         0.8,
@@ -192,12 +205,18 @@ pub const TARGETS: &[Target] = &[
          (2026-11-27): a dense set writes three arrays per insert, and repairs the moved \
          entity's entry per removal, where specs writes a bit and a slot.",
     ),
-    Target::time("add_remove", &["archetype"], Reference::Runner("hecs"), 0.7).because(
+    Target::time(
+        Builtin::AddRemove,
+        &["archetype"],
+        Reference::Runner("hecs"),
+        0.7,
+    )
+    .because(
         "adding or removing B moves the entity's row between two tables (every column \
          copied, the hole swap-filled, two records fixed): the archetype layout's price for \
          dense iteration, paid by hecs too. The sparse and hybrid (B sparse) backends avoid it.",
     ),
-    Target::time("random_access", ALL, Reference::BestOf(PEERS), 0.8).because(
+    Target::time(Builtin::RandomAccess, ALL, Reference::BestOf(PEERS), 0.8).because(
         "every runner reads the three components with one `get` per entity through a view \
          made once per pass (ours `QueryView`, hecs `View`, bevy_ecs `Query`, shipyard's view \
          tuple, specs' `lend_join`). On the table backends that `get` is hecs's path: the \
@@ -213,7 +232,7 @@ pub const TARGETS: &[Target] = &[
          sparse entry became 0, which the generation comparison alone rejects), 2.3x hecs's \
          time.",
     ),
-    Target::time("create", ALL, Reference::BestOf(PEERS), 0.6).because(
+    Target::time(Builtin::Create, ALL, Reference::BestOf(PEERS), 0.6).because(
         "creating an empty entity writes only the world's entity allocator on every backend \
          (the table backends give an entity no row and no record until its first component, \
          as the sparse backend keeps nothing for it): three per-entity arrays (the handle, \
@@ -225,7 +244,7 @@ pub const TARGETS: &[Target] = &[
          million in the full run of 2026-11-27 09:30 UTC, against 2.9-3.0 ms here.",
     ),
     Target {
-        workload: "create",
+        workload: Builtin::Create,
         backends: ALL,
         measure: Measure::PeakBytesPerUnit,
         limit: 16.0,
@@ -238,7 +257,7 @@ pub const TARGETS: &[Target] = &[
         ),
     },
     Target::time(
-        "add",
+        Builtin::Add,
         &["sparse", "hybrid"],
         Reference::BestOf(STRUCTURAL_PEERS),
         0.8,
@@ -255,16 +274,16 @@ pub const TARGETS: &[Target] = &[
          declared kind), so each of its inserts moves the entity's row to the next table, as \
          the archetype backend does.",
     ),
-    Target::time("add", &["archetype"], Reference::Runner("hecs"), 0.7).because(
+    Target::time(Builtin::Add, &["archetype"], Reference::Runner("hecs"), 0.7).because(
         "four inserts per entity, each moving the row to the next table (hecs's \
          `insert_one` moves it the same way): the cost is the archetype layout's.",
     ),
-    Target::time("add_write_delete", ALL, Reference::Runner("hecs"), 0.5).because(
+    Target::time(Builtin::AddWriteDelete, ALL, Reference::Runner("hecs"), 0.5).because(
         "every insert moves the row to the next table (four moves per entity); the hybrid \
          backend adds a storage-kind look-up per insert and a sparse-half check per despawn.",
     ),
     Target {
-        workload: "add_write_delete",
+        workload: Builtin::AddWriteDelete,
         backends: ALL,
         measure: Measure::PeakHeap(Reference::Runner("hecs")),
         limit: 1.0,
@@ -275,13 +294,13 @@ pub const TARGETS: &[Target] = &[
         ),
     },
     Target {
-        workload: "add_write_delete",
+        workload: Builtin::AddWriteDelete,
         backends: ALL,
         measure: Measure::Allocations(Reference::Runner("hecs")),
         limit: 1.0,
         why: None,
     },
-    Target::time("heavy_compute", ALL, Reference::Baseline, 1.05).because(
+    Target::time(Builtin::HeavyCompute, ALL, Reference::Baseline, 1.05).because(
         "the work is 100 4x4 inversions per entity on rayon, the same out-of-line \
          `heavy_body` for every runner: perf puts 96.5 % of the archetype run's samples in \
          it against 97.0 % of the `Vec` baseline's, so the query's setup, the one-row probe \
@@ -290,20 +309,31 @@ pub const TARGETS: &[Target] = &[
          backends with identical code paths (hecs 1.0-1.07x too), so a run can land just \
          over 1.05x.",
     ),
-    Target::time("schedule", ALL, Reference::BestOf(SCHEDULER_PEERS), 0.8).because(
+    Target::time(
+        Builtin::Schedule,
+        ALL,
+        Reference::BestOf(SCHEDULER_PEERS),
+        0.8,
+    )
+    .because(
         "systems start as soon as the earlier systems they conflict with finish, the calling \
          thread running one of them; sparse and hybrid joins over sets spawned together walk \
          them densely. What is left is one rayon hand-off per run, which a shared 2-core \
          machine delays now and then.",
     ),
     // Snapshots against hecs's column serializer, same data, same format (postcard).
-    Target::time("serialize", ALL, Reference::Runner("hecs"), 1.0),
-    Target::time("snapshot_save", ALL, Reference::Runner("hecs"), 1.0),
-    Target::time("snapshot_load", ALL, Reference::Runner("hecs"), 1.0),
+    Target::time(Builtin::Serialize, ALL, Reference::Runner("hecs"), 1.0),
+    Target::time(Builtin::SnapshotSave, ALL, Reference::Runner("hecs"), 1.0),
+    Target::time(Builtin::SnapshotLoad, ALL, Reference::Runner("hecs"), 1.0),
     // The hierarchy against bevy_ecs's own: half its time, no more heap.
-    Target::time("relationship", ALL, Reference::Runner("bevy_ecs"), 0.5),
+    Target::time(
+        Builtin::Relationship,
+        ALL,
+        Reference::Runner("bevy_ecs"),
+        0.5,
+    ),
     Target {
-        workload: "relationship",
+        workload: Builtin::Relationship,
         backends: ALL,
         measure: Measure::PeakHeap(Reference::Runner("bevy_ecs")),
         limit: 1.0,
@@ -311,47 +341,44 @@ pub const TARGETS: &[Target] = &[
     },
 ];
 
-/// The workloads `bevy_ecs (sparse B)` runs, all of which the hybrid backend runs too.
-const BEVY_SPARSE_B_WORKLOADS: [&str; 16] = crate::peers::BEVY_WORKLOADS;
-
 /// The workloads whose every component is a table component in the hybrid backend (no `B`,
 /// no seed 001 sparse template component): the hybrid's sparse half holds nothing there, so
 /// it should cost what the archetype backend costs.
-const ALL_TABLE_WORKLOADS: [&str; 23] = [
-    "simple_insert",
-    "simple_iter",
-    "small_iter_seq",
-    "small_iter_par",
-    "heavy_compute",
-    "create",
-    "add",
-    "add_write_delete",
-    "distributed",
-    "random",
-    "relationship",
-    "relationship_traversal",
-    "crates_render_changed",
-    "crates_render_scan",
-    "remove_linear_10k",
-    "remove_reverse_10k",
-    "remove_random_10k",
-    "remove_linear_100k",
-    "remove_reverse_100k",
-    "remove_random_100k",
-    "remove_linear_250k",
-    "remove_reverse_250k",
-    "remove_random_250k",
+const ALL_TABLE_WORKLOADS: [Builtin; 23] = [
+    Builtin::SimpleInsert,
+    Builtin::SimpleIter,
+    Builtin::SmallIterSeq,
+    Builtin::SmallIterPar,
+    Builtin::HeavyCompute,
+    Builtin::Create,
+    Builtin::Add,
+    Builtin::AddWriteDelete,
+    Builtin::Distributed,
+    Builtin::Random,
+    Builtin::Relationship,
+    Builtin::RelationshipTraversal,
+    Builtin::CratesRenderChanged,
+    Builtin::CratesRenderScan,
+    Builtin::RemoveLinear10k,
+    Builtin::RemoveReverse10k,
+    Builtin::RemoveRandom10k,
+    Builtin::RemoveLinear100k,
+    Builtin::RemoveReverse100k,
+    Builtin::RemoveRandom100k,
+    Builtin::RemoveLinear250k,
+    Builtin::RemoveReverse250k,
+    Builtin::RemoveRandom250k,
 ];
 
 /// One time target per workload of `workloads`, for `backends` against `against`.
 const fn per_workload<const N: usize>(
-    workloads: [&'static str; N],
+    workloads: [Builtin; N],
     backends: &'static [&'static str],
     against: Reference,
     limit: f64,
     why: &'static str,
 ) -> [Target; N] {
-    let mut out = [Target::time("", backends, against, limit).because(why); N];
+    let mut out = [Target::time(workloads[0], backends, against, limit).because(why); N];
     let mut i = 0;
     while i < N {
         out[i].workload = workloads[i];
@@ -360,9 +387,11 @@ const fn per_workload<const N: usize>(
     out
 }
 
-/// The hybrid against bevy_ecs with the same layout, on every workload both run.
-const HYBRID_VS_BEVY_SPARSE_B: [Target; 16] = per_workload(
-    BEVY_SPARSE_B_WORKLOADS,
+/// The hybrid against bevy_ecs with the same layout, on every workload both run: every
+/// workload `bevy_ecs (sparse B)` runs ([`BEVY_WORKLOADS`]), all of which the hybrid backend
+/// runs too.
+const HYBRID_VS_BEVY_SPARSE_B: [Target; BEVY_WORKLOADS.len()] = per_workload(
+    BEVY_WORKLOADS,
     &["hybrid"],
     Reference::Runner(BEVY_SPARSE_B),
     0.7,
@@ -389,7 +418,7 @@ const HYBRID_VS_BEVY_SPARSE_B: [Target; 16] = per_workload(
 /// The hybrid's joins of table components with the sparse `B` (seed 003's many-archetype
 /// queries), against the sparse backend.
 const HYBRID_JOINS: [Target; 3] = per_workload(
-    ["query_2", "query_3", "query_4"],
+    [Builtin::Query2, Builtin::Query3, Builtin::Query4],
     &["hybrid"],
     Reference::Runner("sparse"),
     2.0,
@@ -466,7 +495,11 @@ impl Evaluation {
 pub fn evaluate(report: &Report) -> Vec<Evaluation> {
     let mut out = Vec::new();
     for target in all_targets() {
-        let Some(workload) = report.workloads.iter().find(|w| w.name == target.workload) else {
+        let Some(workload) = report
+            .workloads
+            .iter()
+            .find(|w| w.name == target.workload.name())
+        else {
             continue;
         };
         for &backend in target.backends {
@@ -575,8 +608,9 @@ fn ratio(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::Runner;
     use crate::report::model::{Machine, Meta};
-    use crate::workload::{Family, Scale};
+    use crate::workload::Scale;
 
     fn result(runner: &str, median_ns: f64, peak_bytes: usize, allocations: u64) -> RunnerResult {
         RunnerResult {
@@ -636,7 +670,7 @@ mod tests {
     #[test]
     fn time_targets_carry_their_rounds_and_close_verdicts_are_marked() {
         let r = report(
-            "simple_iter",
+            Builtin::SimpleIter,
             10,
             vec![
                 // Ratios to shipyard 0.70, 0.90, 0.80, 0.75, 0.85 round by round.
@@ -662,7 +696,7 @@ mod tests {
         assert!(md.contains("(1 in this run)"));
 
         let far = report(
-            "simple_iter",
+            Builtin::SimpleIter,
             10,
             vec![
                 sampled("sparse", &[0.4, 0.5, 0.6]),
@@ -712,7 +746,7 @@ mod tests {
     #[test]
     fn heap_targets_and_unsampled_reports_have_no_rounds() {
         let r = report(
-            "add_write_delete",
+            Builtin::AddWriteDelete,
             10,
             vec![
                 sampled("sparse", &[1.0, 1.0, 1.0]),
@@ -725,7 +759,7 @@ mod tests {
         assert_eq!(find(&evals, "sparse", "allocations").rounds, None);
         // A report written before samples were kept (no `samples_ns`): no rounds, no mark.
         let old = report(
-            "add_write_delete",
+            Builtin::AddWriteDelete,
             10,
             vec![result("sparse", 1.0, 0, 0), result("hecs", 4.0, 0, 0)],
         );
@@ -734,7 +768,7 @@ mod tests {
             .all(|e| e.rounds.is_none() && !e.close()));
     }
 
-    fn report(name: &str, size: usize, results: Vec<RunnerResult>) -> Report {
+    fn report(workload: Builtin, size: usize, results: Vec<RunnerResult>) -> Report {
         Report {
             schema: crate::report::model::SCHEMA,
             meta: Meta {
@@ -748,8 +782,8 @@ mod tests {
                 debug_build: false,
             },
             workloads: vec![WorkloadReport {
-                name: name.into(),
-                family: Family::Community,
+                name: workload.name().into(),
+                family: workload.family(),
                 description: String::new(),
                 size,
                 unit: "entities".into(),
@@ -759,7 +793,6 @@ mod tests {
                 checksums_agree: true,
                 seconds: 0.0,
             }],
-            pending: Vec::new(),
             memory_table: None,
             entity_index_table: None,
             table_seconds: Vec::new(),
@@ -776,7 +809,7 @@ mod tests {
     #[test]
     fn fastest_reference_is_chosen_and_limits_are_inclusive() {
         let r = report(
-            "add_remove",
+            Builtin::AddRemove,
             10,
             vec![
                 result("archetype", 70.0, 0, 0),
@@ -804,7 +837,7 @@ mod tests {
     #[test]
     fn the_hybrid_is_judged_per_workload() {
         let r = report(
-            "query_3",
+            Builtin::Query3,
             10,
             vec![
                 result("sparse", 10.0, 0, 0),
@@ -823,7 +856,7 @@ mod tests {
             .all(|e| !e.target.describe().contains("archetype")));
 
         let r = report(
-            "random",
+            Builtin::Random,
             10,
             vec![
                 result("archetype", 10.0, 0, 0),
@@ -838,22 +871,36 @@ mod tests {
     }
 
     #[test]
-    fn the_per_workload_lists_name_real_workloads() {
-        let names: Vec<String> = crate::workloads::registry()
-            .iter()
-            .map(|w| w.info().name.clone())
-            .collect();
-        for w in BEVY_SPARSE_B_WORKLOADS.iter().chain(&ALL_TABLE_WORKLOADS) {
-            assert!(names.iter().any(|n| n == w), "{w} is not a workload");
+    fn the_per_workload_lists_run_where_they_compare() {
+        let registry = crate::workloads::registry();
+        let runs_on_hybrid = |w: Builtin| {
+            registry.iter().any(|x| {
+                x.info().builtin == Some(w)
+                    && x.info()
+                        .runs_on(Runner::Backend(crate::backend::Backend::Hybrid))
+            })
+        };
+        for &w in BEVY_WORKLOADS.iter().chain(&ALL_TABLE_WORKLOADS) {
+            assert!(runs_on_hybrid(w), "{w} does not run on the hybrid backend");
         }
-        assert_eq!(BEVY_SPARSE_B_WORKLOADS[..14], crate::peers::WORKLOADS);
-        assert_eq!(BEVY_SPARSE_B_WORKLOADS[14..], crate::peers::BEVY_ONLY);
+        for &peer in crate::peers::Peer::ALL {
+            if peer.name() == BEVY_SPARSE_B {
+                let runs: Vec<Builtin> = Builtin::ALL
+                    .iter()
+                    .copied()
+                    .filter(|&w| peer.runs(w))
+                    .collect();
+                let mut listed = BEVY_WORKLOADS.to_vec();
+                listed.sort();
+                assert_eq!(runs, listed, "what {BEVY_SPARSE_B} runs");
+            }
+        }
     }
 
     #[test]
     fn missing_peers_are_not_measured_not_missed() {
         let r = report(
-            "random_access",
+            Builtin::RandomAccess,
             10,
             vec![
                 result("archetype", 1.0, 0, 0),
@@ -872,7 +919,7 @@ mod tests {
     #[test]
     fn bytes_per_entity_and_heap_ratios() {
         let r = report(
-            "create",
+            Builtin::Create,
             1_000,
             vec![
                 result("archetype", 1.0, 16_000, 3),
@@ -888,7 +935,7 @@ mod tests {
         assert_eq!(per("sparse").status, Status::Missed);
 
         let r = report(
-            "add_write_delete",
+            Builtin::AddWriteDelete,
             1,
             vec![result("sparse", 1.0, 90, 11), result("hecs", 4.0, 100, 10)],
         );
@@ -901,7 +948,7 @@ mod tests {
     #[test]
     fn the_report_prints_targets_and_why_a_miss_is_inherent() {
         let r = report(
-            "random_access",
+            Builtin::RandomAccess,
             10,
             vec![
                 result("archetype", 3.0, 0, 0),
@@ -927,9 +974,9 @@ mod tests {
 
     #[test]
     fn workloads_not_in_the_report_are_skipped() {
-        let r = report("simple_iter", 1, vec![result("archetype", 1.0, 0, 0)]);
+        let r = report(Builtin::SimpleIter, 1, vec![result("archetype", 1.0, 0, 0)]);
         assert!(evaluate(&r)
             .iter()
-            .all(|e| e.target.workload == "simple_iter"));
+            .all(|e| e.target.workload == Builtin::SimpleIter));
     }
 }

@@ -6,18 +6,16 @@ use ecs_core::{BatchSize, Entity, Query, Storage, World};
 use rayon::prelude::*;
 
 use super::matrix::{invert, transform_vector3};
-use super::{info, sizes, InfoExt};
+use super::{info, sizes, Builtin, InfoExt};
 use crate::components::*;
-use crate::workload::{prepared, DynWorkload, Family, Prepared, Workload, WorkloadInfo};
+use crate::workload::{prepared, DynWorkload, Prepared, Workload, WorkloadInfo};
 
 /// The community workloads.
 pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
-    let f = Family::Community;
     vec![
         Box::new(SimpleInsert(
             info(
-                f,
-                "simple_insert",
+                Builtin::SimpleInsert,
                 "new world, spawn entities with (Transform, Position, Rotation, Velocity)",
                 sizes(10_000, 10_000, 200),
                 "entities",
@@ -26,8 +24,7 @@ pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
         )),
         Box::new(SimpleIter(
             info(
-                f,
-                "simple_iter",
+                Builtin::SimpleIter,
                 "one pass of (&Velocity, &mut Position), pos += vel",
                 sizes(10_000, 10_000, 200),
                 "entities",
@@ -38,8 +35,7 @@ pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
         )),
         Box::new(SimpleIter(
             info(
-                f,
-                "simple_iter_grouped",
+                Builtin::SimpleIterGrouped,
                 "simple_iter with an owning group over (Velocity, Position) (sparse backend only)",
                 sizes(10_000, 10_000, 200),
                 "entities",
@@ -51,8 +47,7 @@ pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
         )),
         Box::new(SimpleIter(
             info(
-                f,
-                "small_iter_seq",
+                Builtin::SmallIterSeq,
                 "simple_iter over a few hundred entities, sequential for_each",
                 sizes(300, 300, 50),
                 "entities",
@@ -63,8 +58,7 @@ pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
         )),
         Box::new(SimpleIter(
             info(
-                f,
-                "small_iter_par",
+                Builtin::SmallIterPar,
                 "simple_iter over a few hundred entities through par_for_each (default batching)",
                 sizes(300, 300, 50),
                 "entities",
@@ -76,8 +70,7 @@ pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
         )),
         Box::new(FragmentedIter(
             info(
-                f,
-                "fragmented_iter",
+                Builtin::FragmentedIter,
                 "26 letter types × n entities with (letter, Data); one pass of &mut Data, ×2",
                 sizes(20, 20, 4),
                 "entities per letter",
@@ -87,8 +80,7 @@ pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
         )),
         Box::new(HeavyCompute(
             info(
-                f,
-                "heavy_compute",
+                Builtin::HeavyCompute,
                 "in parallel (par_for_each), invert each entity's 4×4 Transform 100 times",
                 sizes(1_000, 1_000, 16),
                 "entities",
@@ -102,8 +94,7 @@ pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
         )),
         Box::new(AddRemove(
             info(
-                f,
-                "add_remove",
+                Builtin::AddRemove,
                 "entities with A; add B to every one, then remove B from every one",
                 sizes(10_000, 10_000, 200),
                 "entities",
@@ -112,8 +103,7 @@ pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
         )),
         Box::new(Schedule(
             info(
-                f,
-                "schedule",
+                Builtin::Schedule,
                 "a Schedule of three systems swapping (A,B), (C,D), (C,E) over 4 groups of n \
                  entities",
                 sizes(10_000, 10_000, 100),

@@ -1,8 +1,10 @@
-//! Every workload, one file per family, and the registry that lists them.
+//! Every workload, one file per family, and the registry that lists them; their names are
+//! [`Builtin`]'s.
 //!
 //! Each workload is one generic body over `S: Storage` (the `prepare` of its [`Workload`](crate::workload::Workload)
 //! impl); where docs/workloads.md calls for it, a hand-written `Vec` baseline sits beside it.
 
+mod builtin;
 pub mod community;
 pub mod matrix;
 pub mod relationship;
@@ -14,9 +16,11 @@ pub mod seed004;
 pub mod seed004_memory;
 pub mod snapshot;
 
-use crate::workload::{Anchor, DynWorkload, Family, Pending, Sizes, WorkloadInfo};
+pub use builtin::Builtin;
 
-/// Every runnable workload, in report order.
+use crate::workload::{Anchor, DynWorkload, Sizes, WorkloadInfo};
+
+/// Every runnable workload, in report order (the order of [`Builtin::ALL`]).
 pub fn registry() -> Vec<Box<dyn DynWorkload>> {
     let mut all = community::workloads();
     all.extend(snapshot::workloads());
@@ -29,25 +33,19 @@ pub fn registry() -> Vec<Box<dyn DynWorkload>> {
     all
 }
 
-/// Workload slots whose features are not built yet, listed in reports as not yet
-/// available (none at the moment: `serialize` was the last, filled by the snapshot
-/// workloads).
-pub fn pending() -> Vec<Pending> {
-    Vec::new()
-}
-
-/// Starts a [`WorkloadInfo`] with the common defaults (backends only, not repeatable, no
-/// step, baseline, anchor or note).
+/// Starts the [`WorkloadInfo`] of built-in `workload` (its name and family from
+/// [`Builtin`]) with the common defaults (backends only, not repeatable, no step, baseline,
+/// anchor or note).
 pub(crate) fn info(
-    family: Family,
-    name: impl Into<String>,
+    workload: Builtin,
     description: impl Into<String>,
     sizes: Sizes,
     unit: &'static str,
 ) -> WorkloadInfo {
     WorkloadInfo {
-        name: name.into(),
-        family,
+        name: workload.name().to_owned(),
+        builtin: Some(workload),
+        family: workload.family(),
         description: description.into(),
         sizes,
         unit,
@@ -116,13 +114,13 @@ mod tests {
 
     #[test]
     fn only_on_limits_the_backends_not_the_baseline() {
-        let limited = info(Family::Community, "w", "d", sizes(1, 1, 1), "entities")
+        let limited = info(Builtin::SimpleIter, "d", sizes(1, 1, 1), "entities")
             .baseline()
             .only_on(&["sparse"]);
         assert!(limited.runs_on(Runner::Backend(Backend::Sparse)));
         assert!(!limited.runs_on(Runner::Backend(Backend::Archetype)));
         assert!(limited.runs_on(Runner::Baseline));
-        let everywhere = info(Family::Community, "w", "d", sizes(1, 1, 1), "entities");
+        let everywhere = info(Builtin::SimpleIter, "d", sizes(1, 1, 1), "entities");
         assert!(everywhere.runs_on(Runner::Backend(Backend::Archetype)));
         assert!(!everywhere.runs_on(Runner::Baseline));
     }
@@ -131,7 +129,7 @@ mod tests {
     fn the_grouped_iteration_runs_only_where_groups_exist() {
         let grouped = registry()
             .into_iter()
-            .find(|w| w.info().name == "simple_iter_grouped")
+            .find(|w| w.info().builtin == Some(Builtin::SimpleIterGrouped))
             .expect("registered");
         for &backend in Backend::ALL {
             let runs = grouped.info().runs_on(Runner::Backend(backend));

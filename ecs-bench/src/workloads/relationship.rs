@@ -16,9 +16,9 @@
 
 use ecs_core::{Entity, Storage, World};
 
-use super::{info, sizes, InfoExt};
+use super::{info, sizes, Builtin, InfoExt};
 use crate::components::{mix, Data, Health, Position, Rotation, Velocity};
-use crate::workload::{prepared, DynWorkload, Family, Prepared, Workload, WorkloadInfo};
+use crate::workload::{prepared, DynWorkload, Prepared, Workload, WorkloadInfo};
 
 const SOURCE: &str = "seed 000, revision new_1, Ryzen 5 2600X, mean of 50 (Tracy)";
 
@@ -33,12 +33,10 @@ pub const TREE: usize = 100;
 
 /// The relationship workloads.
 pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
-    let f = Family::Seed000;
     vec![
         Box::new(Relationship(
             info(
-                f,
-                "relationship",
+                Builtin::Relationship,
                 "10 roots × 10 children × 20 grandchildren, write all, despawn the roots \
                  recursively; repeated on one world",
                 sizes(500, 50, 2),
@@ -48,8 +46,7 @@ pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
         )),
         Box::new(Traversal(
             info(
-                f,
-                "relationship_traversal",
+                Builtin::RelationshipTraversal,
                 "visit every descendant of each root depth-first (100 entities per root, \
                  chains and wide trees), hashing each one's Data in order",
                 sizes(100, 100, 4),

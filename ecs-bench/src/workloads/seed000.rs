@@ -13,9 +13,9 @@ use std::ops::DerefMut;
 use ecs_conformance::kit::Rng;
 use ecs_core::{Entity, Storage, World};
 
-use super::{info, sizes, InfoExt};
+use super::{info, sizes, Builtin, InfoExt};
 use crate::components::{hash_f32s, mix, Digest, Health, Position, Rotation, Velocity};
-use crate::workload::{prepared, DynWorkload, Family, Prepared, Workload, WorkloadInfo};
+use crate::workload::{prepared, DynWorkload, Prepared, Workload, WorkloadInfo};
 
 const SOURCE: &str = "seed 000, revision new_1, Ryzen 5 2600X, mean of 50 (Tracy)";
 
@@ -24,12 +24,10 @@ pub const ENTITIES_PER_REP: usize = 2_000;
 
 /// The seed 000 workloads.
 pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
-    let f = Family::Seed000;
     vec![
         Box::new(Create(
             info(
-                f,
-                "create",
+                Builtin::Create,
                 "create entities",
                 sizes(1_000_000, 100_000, 1_000),
                 "entities",
@@ -37,8 +35,7 @@ pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
             .anchor("13.21 ms, 22.5 MB, 18 allocs", SOURCE),
         )),
         Box::new(Add(info(
-            f,
-            "add",
+            Builtin::Add,
             "create entities, add the same 4 components to each, one insert per component",
             sizes(500_000, 50_000, 500),
             "entities",
@@ -46,8 +43,7 @@ pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
         .anchor("315.83 ms, 81.5 MB, 161 allocs", SOURCE))),
         Box::new(AddWriteDelete(
             info(
-                f,
-                "add_write_delete",
+                Builtin::AddWriteDelete,
                 "2,000 entities × 4 components, write each, delete all; repeated on one world",
                 sizes(300, 30, 2),
                 "reps of 2,000 entities",
@@ -56,8 +52,7 @@ pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
         )),
         Box::new(Distributed(
             info(
-                f,
-                "distributed",
+                Builtin::Distributed,
                 "2,000 entities get one of 4 components; write, remove, add another, delete; \
                  repeated on one world",
                 sizes(300, 30, 2),
@@ -67,8 +62,7 @@ pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
         )),
         Box::new(Random(
             info(
-                f,
-                "random",
+                Builtin::Random,
                 "seeded: create attempts (falling probability), 2× random write / ensure / \
                  remove ops, delete attempts (rising probability); ×10 on one world",
                 sizes(50_000, 5_000, 200),

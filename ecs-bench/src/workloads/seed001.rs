@@ -35,9 +35,9 @@ use ecs_core::{ComponentDescriptor, Entity, Storage, StorageKind, World};
 use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
 
-use super::{info, InfoExt};
+use super::{info, Builtin, InfoExt};
 use crate::backend::{Backend, StorageVisitor};
-use crate::workload::{prepared, Family, Prepared, Scale, Sizes, Workload, WorkloadInfo};
+use crate::workload::{prepared, Prepared, Scale, Sizes, Workload, WorkloadInfo};
 
 /// The component types: name, size in bytes, storage choice in the hybrid backend.
 const TYPES: [(&str, usize, StorageKind); 8] = [
@@ -611,8 +611,7 @@ pub fn workloads() -> Vec<Box<dyn crate::workload::DynWorkload>> {
         test: 2_000,
     };
     let new = info(
-        Family::Seed001,
-        "entity_index",
+        Builtin::EntityIndex,
         "named instances from 75 templates of 1–11, look-ups by name, deletes and GC; prototype chain",
         sizes,
         "entities created",
@@ -626,8 +625,7 @@ pub fn workloads() -> Vec<Box<dyn crate::workload::DynWorkload>> {
          the seed's 10k … 10.24M)",
     );
     let legacy = info(
-        Family::Seed001,
-        "entity_index_legacy",
+        Builtin::EntityIndexLegacy,
         "the same stream with the seed's per-entity index (entity → list of (name, component))",
         sizes,
         "entities created",

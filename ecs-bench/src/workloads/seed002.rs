@@ -28,7 +28,7 @@
 
 use ecs_core::{Changed, IntoSystem, Or, Query, ResMut, Storage, System, World};
 
-use super::{info, sizes, InfoExt};
+use super::{info, sizes, Builtin, InfoExt};
 use crate::components::*;
 use crate::report::model::WorkloadReport;
 use crate::workload::{DynWorkload, Family, Prepared, Workload, WorkloadInfo};
@@ -40,9 +40,9 @@ pub const MOVING: usize = 100;
 pub const TARGET_FRACTION: f64 = 50.0;
 
 /// Name of the log-driven variant.
-pub const CHANGED: &str = "crates_render_changed";
+pub const CHANGED: &str = Builtin::CratesRenderChanged.name();
 /// Name of the full-scan variant.
-pub const SCAN: &str = "crates_render_scan";
+pub const SCAN: &str = Builtin::CratesRenderScan.name();
 
 const NOTE: &str = "both crates rows: per frame, 100 crates move (an untimed step through \
                     `Mut<CratePos>`), then the render system runs (timed); a warm-up render \
@@ -50,14 +50,12 @@ const NOTE: &str = "both crates rows: per frame, 100 crates move (an untimed ste
 
 /// The seed 002 workloads: the two render variants.
 pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
-    let f = Family::Seed002;
     let unit = "static crates + 100 moving";
     vec![
         Box::new(CratesRender {
             render: Render::Changed,
             info: info(
-                f,
-                CHANGED,
+                Builtin::CratesRenderChanged,
                 "render system over Or<(Changed<CratePos>, Changed<Animation>)>: the 100 that \
                  moved, found through the change logs",
                 sizes(100_000, 100_000, 1_000),
@@ -71,8 +69,7 @@ pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
         Box::new(CratesRender {
             render: Render::Scan,
             info: info(
-                f,
-                SCAN,
+                Builtin::CratesRenderScan,
                 "the same render system without a change filter: every crate, every frame",
                 sizes(100_000, 100_000, 1_000),
                 unit,

@@ -6,21 +6,19 @@
 use ecs_conformance::kit::Rng;
 use ecs_core::{Entity, Storage, World};
 
-use super::{info, sizes, InfoExt};
+use super::{info, sizes, Builtin, InfoExt};
 use crate::components::*;
-use crate::workload::{prepared, DynWorkload, Family, Prepared, Workload, WorkloadInfo};
+use crate::workload::{prepared, DynWorkload, Prepared, Workload, WorkloadInfo};
 
 /// The shuffle seed of random_access.
 pub const SHUFFLE_SEED: u64 = 0x5EED_0003;
 
 /// The seed 003 workloads.
 pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
-    let f = Family::Seed003;
     let mut all: Vec<Box<dyn DynWorkload>> = vec![
         Box::new(RandomAccess(
             info(
-                f,
-                "random_access",
+                Builtin::RandomAccess,
                 "get 3 components in one call per shuffled entity handle (the seed's \
                  `get(e, a, b, c)`); entities spread over 8 archetypes",
                 sizes(100_000, 10_000, 200),
@@ -30,14 +28,19 @@ pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
             .baseline(),
         )),
         Box::new(Insertion(info(
-            f,
-            "insertion",
+            Builtin::Insertion,
             "add 8 components one at a time to each empty entity (walks the archetype graph)",
             sizes(10_000, 5_000, 100),
             "entities",
         ))),
     ];
-    for arity in 1..=4 {
+    let queries = [
+        Builtin::Query1,
+        Builtin::Query2,
+        Builtin::Query3,
+        Builtin::Query4,
+    ];
+    for (arity, workload) in (1..=4).zip(queries) {
         let description = match arity {
             1 => "one pass of a query over 1 component in a world of 256 archetypes".to_string(),
             _ => format!(
@@ -51,8 +54,7 @@ pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
             arity,
             aligned: arity > 1,
             info: info(
-                f,
-                format!("query_{arity}"),
+                workload,
                 description,
                 sizes(100_000, 10_000, 256),
                 "entities",
@@ -64,8 +66,7 @@ pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
         arity: 2,
         aligned: false,
         info: info(
-            f,
-            "query_2_unaligned",
+            Builtin::Query2Unaligned,
             "query_2 without the alignment: `B` was added at spawn and the entities then moved \
              between tables, so in the hybrid B's set follows no table and the join looks `B` \
              up row by row (what the alignment saves)",

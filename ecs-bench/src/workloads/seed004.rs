@@ -16,10 +16,10 @@
 use ecs_conformance::kit::Rng;
 use ecs_core::{Entity, Storage, World};
 
-use super::{info, sizes, InfoExt};
+use super::{info, sizes, Builtin, InfoExt};
 use crate::components::{Data, Digest};
 use crate::storages::CompactSparseSet;
-use crate::workload::{prepared, DynWorkload, Family, Prepared, Workload, WorkloadInfo};
+use crate::workload::{prepared, DynWorkload, Prepared, Workload, WorkloadInfo};
 
 const SOURCE: &str = "seed 004, C# BenchmarkDotNet mean";
 
@@ -105,21 +105,40 @@ fn anchor(strategy: Strategy, order: Order, count: usize) -> Option<&'static str
     })
 }
 
+/// Every removal workload, in registry order: the swap rows at [`SWAP_COUNTS`], then the
+/// shift rows at [`SHIFT_COUNTS`], each count in the three orders.
+const REMOVALS: [(Builtin, Strategy, Order, usize); 15] = {
+    use Order::*;
+    use Strategy::*;
+    [
+        (Builtin::RemoveLinear10k, Swap, Linear, 10_000),
+        (Builtin::RemoveReverse10k, Swap, Reverse, 10_000),
+        (Builtin::RemoveRandom10k, Swap, Random, 10_000),
+        (Builtin::RemoveLinear100k, Swap, Linear, 100_000),
+        (Builtin::RemoveReverse100k, Swap, Reverse, 100_000),
+        (Builtin::RemoveRandom100k, Swap, Random, 100_000),
+        (Builtin::RemoveLinear250k, Swap, Linear, 250_000),
+        (Builtin::RemoveReverse250k, Swap, Reverse, 250_000),
+        (Builtin::RemoveRandom250k, Swap, Random, 250_000),
+        (Builtin::RemoveShiftLinear10k, Shift, Linear, 10_000),
+        (Builtin::RemoveShiftReverse10k, Shift, Reverse, 10_000),
+        (Builtin::RemoveShiftRandom10k, Shift, Random, 10_000),
+        (Builtin::RemoveShiftLinear20k, Shift, Linear, 20_000),
+        (Builtin::RemoveShiftReverse20k, Shift, Reverse, 20_000),
+        (Builtin::RemoveShiftRandom20k, Shift, Random, 20_000),
+    ]
+};
+
 /// The seed 004 removal workloads.
 pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
-    let mut all: Vec<Box<dyn DynWorkload>> = Vec::new();
-    let orders = [Order::Linear, Order::Reverse, Order::Random];
-    for (strategy, counts) in [
-        (Strategy::Swap, &SWAP_COUNTS[..]),
-        (Strategy::Shift, &SHIFT_COUNTS[..]),
-    ] {
-        for &count in counts {
-            for order in orders {
-                all.push(Box::new(Removal::new(strategy, order, count)));
-            }
-        }
-    }
-    all
+    REMOVALS
+        .iter()
+        .map(
+            |&(workload, strategy, order, count)| -> Box<dyn DynWorkload> {
+                Box::new(Removal::new(workload, strategy, order, count))
+            },
+        )
+        .collect()
 }
 
 /// One removal workload (see the module docs).
@@ -130,12 +149,7 @@ pub struct Removal {
 }
 
 impl Removal {
-    fn new(strategy: Strategy, order: Order, count: usize) -> Removal {
-        let kind = match strategy {
-            Strategy::Swap => "",
-            Strategy::Shift => "shift_",
-        };
-        let name = format!("remove_{kind}{}_{}k", order.key(), count / 1000);
+    fn new(workload: Builtin, strategy: Strategy, order: Order, count: usize) -> Removal {
         let description = match strategy {
             Strategy::Swap => format!(
                 "remove the only component of every entity in {} order \
@@ -148,8 +162,7 @@ impl Removal {
             ),
         };
         let mut info = info(
-            Family::Seed004,
-            name,
+            workload,
             description,
             match strategy {
                 Strategy::Swap => sizes(count, count / 2, count / 100),
@@ -234,5 +247,35 @@ impl Workload for Removal {
             },
             |s| s.removed.finish(s.store.len()),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_removals_are_every_count_in_every_order_named_after_them() {
+        let mut expected = Vec::new();
+        for (strategy, counts) in [
+            (Strategy::Swap, &SWAP_COUNTS[..]),
+            (Strategy::Shift, &SHIFT_COUNTS[..]),
+        ] {
+            for &count in counts {
+                for order in [Order::Linear, Order::Reverse, Order::Random] {
+                    expected.push((strategy, order, count));
+                }
+            }
+        }
+        let listed: Vec<_> = REMOVALS.iter().map(|&(_, s, o, c)| (s, o, c)).collect();
+        assert_eq!(listed, expected);
+        for (workload, strategy, order, count) in REMOVALS {
+            let kind = match strategy {
+                Strategy::Swap => "",
+                Strategy::Shift => "shift_",
+            };
+            let name = format!("remove_{kind}{}_{}k", order.key(), count / 1000);
+            assert_eq!(workload.name(), name);
+        }
     }
 }

@@ -7,18 +7,16 @@ use ecs_core::snapshot::{Entries, SnapshotRegistry};
 use ecs_core::{Storage, World};
 
 use super::community::insert_bundle;
-use super::{info, sizes, InfoExt};
+use super::{info, sizes, Builtin, InfoExt};
 use crate::components::*;
-use crate::workload::{prepared_with_bytes, DynWorkload, Family, Prepared, Workload, WorkloadInfo};
+use crate::workload::{prepared_with_bytes, DynWorkload, Prepared, Workload, WorkloadInfo};
 
 /// The snapshot workloads.
 pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
-    let f = Family::Community;
     vec![
         Box::new(Serialize(
             info(
-                f,
-                "serialize",
+                Builtin::Serialize,
                 "whole world (Transform, Position, Rotation, Velocity) to a postcard snapshot \
                  and back into a new world, checked equal",
                 sizes(1_000, 1_000, 50),
@@ -28,8 +26,7 @@ pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
         )),
         Box::new(Save(
             info(
-                f,
-                "snapshot_save",
+                Builtin::SnapshotSave,
                 "save a world of (Position, Velocity, Health) to postcard bytes (MB/s of output)",
                 sizes(1_000_000, 100_000, 500),
                 "entities",
@@ -38,8 +35,7 @@ pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
         )),
         Box::new(Load(
             info(
-                f,
-                "snapshot_load",
+                Builtin::SnapshotLoad,
                 "load postcard bytes of (Position, Velocity, Health) into a new world (MB/s of \
                  input)",
                 sizes(1_000_000, 100_000, 500),
