@@ -164,8 +164,9 @@ impl Archetypes {
     #[inline]
     pub fn entity_row(&self, entity: Entity) -> Option<ChunkRow> {
         let record = self.locate(entity)?;
+        // The empty table (id 0) holds no row: a vacant record has no key.
         Some(ChunkRow {
-            key: ChunkKey::new(record.table.index()),
+            key: ChunkKey::new(record.table.raw())?,
             row: record.row,
         })
     }

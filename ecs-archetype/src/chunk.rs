@@ -50,7 +50,8 @@ impl<'a> ArchetypeChunk<'a> {
     #[inline]
     pub fn key(&self) -> Option<ChunkKey> {
         let id = self.table.id();
-        (id != TableId::EMPTY).then(|| ChunkKey::new(id.index()))
+        // The empty table (id 0) holds no row, so it has no key.
+        ChunkKey::new(id.raw())
     }
 }
 

@@ -30,7 +30,7 @@ use ecs_core::blob::BlobVec;
 use ecs_core::component::{Component, ComponentId, Components};
 use ecs_core::entity::Entity;
 use ecs_core::layout::{ComponentBytes, StorageUnit, UnitKind};
-use ecs_core::storage::{ChunkRow, ColumnValues, EntityPlace};
+use ecs_core::storage::{ChunkKey, ChunkRow, ColumnValues, EntityPlace};
 use ecs_core::unwind::for_each_completing;
 
 use crate::component_index::ComponentIndex;
@@ -52,6 +52,12 @@ impl TableId {
     /// [`Archetypes`](crate::archetypes::Archetypes)); the table stays as the start of the
     /// archetype graph's edges and as the match of queries that require no component.
     pub const EMPTY: TableId = TableId(0);
+
+    /// The id as a number (the table's index).
+    #[inline]
+    pub const fn raw(self) -> u32 {
+        self.0
+    }
 
     /// The id of the table at `index`.
     ///
@@ -652,7 +658,11 @@ impl EntityPlace for TableRow<'_> {
     /// for all its places (the `Storage` contract's "Rows").
     #[inline]
     fn chunk_row(&self) -> Option<ChunkRow> {
-        Some(ChunkRow::new(self.table.id().index(), self.row))
+        // Rows fit 32 bits: records store them as `u32`.
+        Some(ChunkRow {
+            key: ChunkKey::new(self.table.id().raw())?,
+            row: self.row as u32,
+        })
     }
 }
 

@@ -294,7 +294,10 @@ impl<S: Storage> Harness<S> {
                 if let Some(k) = key {
                     assert_eq!(
                         storage.entity_row(e),
-                        Some(ChunkRow::new(k.index(), row)),
+                        Some(ChunkRow {
+                            key: k,
+                            row: row as u32
+                        }),
                         "{name}: key of {e:?}"
                     );
                 }

@@ -112,29 +112,33 @@ pub trait QueryChunk<'a> {
 }
 
 /// The key of a chunk that random access can find again (a table's index in a table
-/// backend): what [`Storage::chunk_key`] answers and [`ChunkRow`] holds. A key is below
-/// `u32::MAX`, so `Option<ChunkKey>` and `Option<ChunkRow>` cost no more than the values.
+/// backend): what [`Storage::chunk_key`] answers and [`ChunkRow`] holds. Keys are non-zero
+/// (a table backend leaves its empty table, which holds no row, unkeyed), so
+/// `Option<ChunkKey>` and `Option<ChunkRow>` cost no more than the values, and the key is
+/// its own index: [`ChunkKey::index`] is free.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ChunkKey(std::num::NonZeroU32);
 
 impl ChunkKey {
-    /// The key `index` (a table's index).
-    ///
-    /// # Panics
-    /// If `index` is `u32::MAX` or more.
+    /// The key `key`; `None` for 0, which names no chunk.
     #[inline]
-    pub fn new(index: usize) -> ChunkKey {
-        let index = u32::try_from(index).ok().filter(|&i| i != u32::MAX);
-        match index.and_then(|i| std::num::NonZeroU32::new(!i)) {
-            Some(bits) => ChunkKey(bits),
-            None => panic!("a chunk key is below u32::MAX"),
+    pub const fn new(key: u32) -> Option<ChunkKey> {
+        match std::num::NonZeroU32::new(key) {
+            Some(key) => Some(ChunkKey(key)),
+            None => None,
         }
     }
 
-    /// The key as an index (what it was made from).
+    /// The key as a number (at least 1).
     #[inline]
-    pub fn index(self) -> usize {
-        !self.0.get() as usize
+    pub const fn get(self) -> u32 {
+        self.0.get()
+    }
+
+    /// The key as an index (at least 1: a table of chunks by key leaves slot 0 unused).
+    #[inline]
+    pub const fn index(self) -> usize {
+        self.0.get() as usize
     }
 }
 
@@ -146,20 +150,6 @@ pub struct ChunkRow {
     pub key: ChunkKey,
     /// The row in it.
     pub row: u32,
-}
-
-impl ChunkRow {
-    /// Row `row` of the chunk with key index `key`.
-    ///
-    /// # Panics
-    /// If `key` is `u32::MAX` or more, or `row` does not fit 32 bits.
-    #[inline]
-    pub fn new(key: usize, row: usize) -> ChunkRow {
-        ChunkRow {
-            key: ChunkKey::new(key),
-            row: u32::try_from(row).expect("a chunk row fits 32 bits"),
-        }
-    }
 }
 
 /// An entity found in a storage once, for reading several of its components after one
@@ -697,6 +687,7 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
 
     /// Heap bytes held by the storage (columns, sets, indices).
     fn memory_usage(&self) -> usize;
+
 
     /// What the storage holds, unit by unit (tables, sparse sets), with its groups and the
     /// bytes outside any unit (records, indices, caches): what
