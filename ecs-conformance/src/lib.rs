@@ -13,7 +13,7 @@
 //! ecs_conformance::suite!(my_storage::MyStorage, track_allocations);
 //! ```
 //!
-//! [`suite!`] expands to one `#[test]` per behaviour, in four modules of the test binary:
+//! [`suite!`] expands to one `#[test]` per behaviour, in five modules of the test binary:
 //!
 //! * `conformance`: the world API on the backend. Spawning, despawning, inserting and
 //!   removing bundles (all or nothing), queries and every filter over every layout of
@@ -28,6 +28,9 @@
 //! * `schedule`: systems, the parallel schedule, commands, resources, events.
 //! * `snapshot`: saving and loading worlds in both formats, every class of bad input (each
 //!   leaving the world as it was), and the soundness regressions (`soundness_*`).
+//! * `trace`: recording on `Traced<S>` (every kind of op, the same trace on every backend,
+//!   recording changes nothing the program sees), trace files (round trip, damaged input),
+//!   and replays on the backend doing what the program did.
 //!
 //! With `track_allocations`, the macro also installs [`kit::largest::Tracking`] as the test
 //! binary's global allocator, so the bad-input tests check that no length a snapshot
@@ -58,11 +61,13 @@ pub mod queries;
 pub mod schedule;
 pub mod snapshot;
 pub mod stale;
+pub mod trace;
 pub mod unstored;
 pub mod world_layout;
 
 /// Runs the conformance suite on a storage backend: one `#[test]` per behaviour, in the
-/// modules `conformance`, `change_tracking`, `schedule` and `snapshot` of the calling test
+/// modules `conformance`, `change_tracking`, `schedule`, `snapshot` and `trace` of the
+/// calling test
 /// binary (see the [crate docs](crate)). Give the backend's type as a path that resolves
 /// from inside a module (`my_crate::MyStorage`, not a name brought in by `use`), and add
 /// `track_allocations` to install the allocation-tracking global allocator.
@@ -236,6 +241,17 @@ macro_rules! suite {
                 snapshot::soundness::soundness_drop_nature_mismatch_is_refused => soundness_drop_mismatch,
                 snapshot::soundness::soundness_instance_shadowing_a_type_name_round_trips => soundness_shadowing_names,
                 snapshot::soundness::soundness_non_finite_floats_round_trip_through_json => soundness_non_finite_json,
+            }
+        }
+        mod trace {
+            $crate::__tests! { $storage;
+                trace::every_op_kind_is_recorded => every_op_kind_is_recorded,
+                trace::traces_are_the_same_on_every_backend => traces_are_the_same_on_every_backend,
+                trace::trace_files_round_trip_and_refuse_damage => trace_files_round_trip_and_refuse_damage,
+                trace::traces_replay_faithfully => traces_replay_faithfully,
+                trace::a_trace_started_mid_run_replays_on_its_own => a_trace_started_mid_run_replays_on_its_own,
+                trace::a_plain_storage_refuses_to_record => a_plain_storage_refuses_to_record,
+                trace::the_model_tests_operations_replay_faithfully => model_ops_replay_faithfully,
             }
         }
     };

@@ -183,7 +183,7 @@ fn env_number(name: &str) -> Option<u64> {
 }
 
 /// Runs the model with mix `mix`: bit 0 makes `A` sparse, bit 1 `B`, bit 2 `Tag`, bit 3 `D`.
-fn run_mix<S: Storage>(mix: usize, seed: u64, ops: usize) {
+pub(crate) fn run_mix<S: Storage>(mix: usize, seed: u64, ops: usize) {
     macro_rules! dispatch {
         ($($m:literal => $a:literal $b:literal $t:literal $d:literal),*) => {
             match mix {

@@ -414,6 +414,15 @@ impl Components {
         self.push(descriptor)
     }
 
+    /// [`Components::register_dynamic`] for a component whose changes are tracked (as
+    /// `#[component(track_changes)]` does for a Rust type): `Added` and `Changed` filters
+    /// on it see its additions and writes.
+    pub fn register_dynamic_tracked(&mut self, descriptor: ComponentDescriptor) -> ComponentId {
+        let id = self.push(descriptor);
+        self.infos[id.index()].tracks_changes = true;
+        id
+    }
+
     fn push(&mut self, d: ComponentDescriptor) -> ComponentId {
         let index = u32::try_from(self.infos.len()).expect("more than 2^32 component types");
         let id = ComponentId(index);

@@ -121,6 +121,11 @@ pub enum EcsError {
         /// The relationship component's name.
         component: &'static str,
     },
+    /// A trace could not be started or finished (see [`crate::trace`]).
+    Trace {
+        /// Why.
+        reason: String,
+    },
     /// Several errors at once (a schedule reports every problem it finds before running).
     Many(Vec<EcsError>),
     /// The problems a schedule's run found while its systems ran (the run went on; see
@@ -295,6 +300,7 @@ impl fmt::Display for EcsError {
                 }
                 Ok(())
             }
+            EcsError::Trace { reason } => write!(f, "{reason}"),
             EcsError::Many(errors) => {
                 write!(f, "{} errors:", errors.len())?;
                 for err in errors {

@@ -80,6 +80,7 @@ pub mod storage;
 #[cfg(feature = "schedule")]
 pub mod system;
 pub mod testing;
+pub mod trace;
 pub mod unwind;
 pub mod world;
 
@@ -91,14 +92,14 @@ pub use commands::{CommandQueue, Commands, EntityCommands};
 pub use component::{
     Component, ComponentDescriptor, ComponentId, Immutable, Mutable, StorageKind, Tracked,
 };
-pub use ecs_derive::{Bundle, Component};
 #[cfg(feature = "serde")]
 pub use ecs_derive::MapEntities;
+pub use ecs_derive::{Bundle, Component};
 pub use entity::Entity;
 pub use error::EcsError;
+pub use event::Events;
 #[cfg(feature = "schedule")]
 pub use event::{EventReader, EventWriter};
-pub use event::Events;
 pub use hierarchy::{ChildOf, Children};
 pub use layout::WorldLayout;
 pub use properties::{PropertyKind, PropertyValue};
@@ -123,9 +124,9 @@ pub mod prelude {
     };
     pub use crate::entity::Entity;
     pub use crate::error::EcsError;
+    pub use crate::event::Events;
     #[cfg(feature = "schedule")]
     pub use crate::event::{EventReader, EventWriter};
-    pub use crate::event::Events;
     pub use crate::hierarchy::{ChildOf, Children};
     pub use crate::properties::{PropertyKind, PropertyValue};
     pub use crate::query::{Added, BatchSize, Changed, Or, QueryState, With, Without};
@@ -138,7 +139,7 @@ pub mod prelude {
     #[cfg(feature = "schedule")]
     pub use crate::system::{IntoSystem, Local, ParamSet, Query, System};
     pub use crate::world::{EntityMut, EntityRef, World};
-    pub use ecs_derive::{Bundle, Component};
     #[cfg(feature = "serde")]
     pub use ecs_derive::MapEntities;
+    pub use ecs_derive::{Bundle, Component};
 }

@@ -367,6 +367,12 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
     /// chunks once per view for nothing.
     const KEYS_CHUNKS: bool = false;
 
+    /// Whether this storage can record traces ([`crate::trace::Traced`]): the world's
+    /// recording code is compiled only where this is true, so a storage that keeps the
+    /// default pays nothing for it. A storage saying `true` answers `Some` from
+    /// [`Storage::recorder`] and [`Storage::recorder_mut`].
+    const TRACED: bool = false;
+
     /// Look-up used for [`ColumnAccess::Sparse`].
     type Lookup: SparseLookup;
     /// A run of rows (see [`QueryChunk`]).
@@ -688,6 +694,18 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
     /// Heap bytes held by the storage (columns, sets, indices).
     fn memory_usage(&self) -> usize;
 
+    /// The trace recorder of a storage that records ([`Storage::TRACED`]); `None` (the
+    /// default) for every other.
+    #[inline]
+    fn recorder(&self) -> Option<&crate::trace::Recorder> {
+        None
+    }
+
+    /// [`Storage::recorder`], mutably.
+    #[inline]
+    fn recorder_mut(&mut self) -> Option<&mut crate::trace::Recorder> {
+        None
+    }
 
     /// What the storage holds, unit by unit (tables, sparse sets), with its groups and the
     /// bytes outside any unit (records, indices, caches): what

@@ -4,6 +4,7 @@
 use ecs_archetype::ArchetypeStorage;
 use ecs_array::ArrayStorage;
 use ecs_core::testing::VecStorage;
+use ecs_core::trace::Traced;
 use ecs_hybrid::HybridStorage;
 use std::alloc::Layout;
 
@@ -86,8 +87,9 @@ impl<S: Storage> Default for Lane<S> {
 /// The five lanes.
 #[derive(Default)]
 pub struct Lanes {
-    /// `ecs_core::testing::VecStorage`, the reference.
-    pub reference: Lane<VecStorage>,
+    /// `ecs_core::testing::VecStorage`, the reference, recording a trace of the run (which
+    /// must then replay faithfully on the other backends).
+    pub reference: Lane<Traced<VecStorage>>,
     /// `ecs_sparse::SparseStorage`.
     pub sparse: Lane<SparseStorage>,
     /// `ecs_archetype::ArchetypeStorage`.

@@ -2,9 +2,9 @@
 //!
 //! Differential fuzzing of the ECS: one sequence of operations is applied to a world on
 //! every storage backend (the reference `VecStorage`, `SparseStorage`, `ArchetypeStorage`,
-//! `HybridStorage`, `ArrayStorage`) and to a plain `HashMap` model, and every answer is compared: returned
-//! values and errors, entity handles, query results (as multisets sorted by entity), change
-//! filter reports, schedule outcomes, and the whole world at the end.
+//! `HybridStorage`, `ArrayStorage`) and to a plain `HashMap` model, and every answer is
+//! compared: returned values and errors, entity handles, query results (as multisets sorted
+//! by entity), change filter reports, schedule outcomes, and the whole world at the end.
 //!
 //! Why: the conformance suite checks behaviours someone thought of, one at a time. The
 //! backends share one API but keep entities in very different structures (tables moved on
@@ -24,7 +24,9 @@
 //!   tolerance of a known, not yet fixed bug would go).
 //!
 //! [`snapshot`] fuzzes the snapshot loaders the same way: mutated snapshots through both
-//! formats, every failed load checked to leave its world as it was.
+//! formats, every failed load checked to leave its world as it was. [`trace`] fuzzes the
+//! trace reader: mutated trace files read or refused, never a panic, and replayed when
+//! they read.
 //!
 //! What is compared and how the model answers is in each module: [`components`] (the pool
 //! of component types), [`op`] (the operations), [`model`], [`query`] and [`shapes`] (query
@@ -45,6 +47,7 @@ pub mod shapes;
 pub mod shrink;
 pub mod snapshot;
 pub mod systems;
+pub mod trace;
 
 pub use generate::generate;
 pub use op::{Command, Op};

@@ -9,7 +9,12 @@
 //! ecs-fuzz [--ops N] [--seconds S] [--seed X] [--episode-len L] [--shrink-seconds S] [--wide]
 //! ecs-fuzz --replay EPISODE_SEED [--episode-len L] [--wide]
 //! ecs-fuzz snapshot [--inputs N] [--seed X] | ecs-fuzz snapshot --write-corpus DIR
+//! ecs-fuzz trace [--inputs N] [--seed X]
 //! ```
+//!
+//! `trace` fuzzes the trace reader (`ecs_fuzz::trace`): N mutated trace files (default
+//! 1,000,000), each read or refused, never a panic, and replayed on two backends when it
+//! reads; a failing input is written to `target/trace-failure.bin`.
 //!
 //! `snapshot` fuzzes the snapshot loaders instead (`ecs_fuzz::snapshot::mutate`): N mutated
 //! snapshots (default 1,000,000) through both formats on every backend; a failing input is
@@ -95,6 +100,9 @@ fn parse_args() -> Result<Options, String> {
 fn main() -> ExitCode {
     if std::env::args().nth(1).as_deref() == Some("snapshot") {
         return snapshot_fuzz();
+    }
+    if std::env::args().nth(1).as_deref() == Some("trace") {
+        return trace_fuzz();
     }
     let options = match parse_args() {
         Ok(options) => options,
@@ -195,6 +203,60 @@ fn report(ops: &[Op], mismatch: &Mismatch, shrink_seconds: f64, config: Config) 
         failure.detail,
         to_rust(&small)
     );
+}
+
+/// `ecs-fuzz trace [--inputs N] [--seed X]`.
+fn trace_fuzz() -> ExitCode {
+    let mut inputs: u64 = 1_000_000;
+    let mut seed = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let mut args = std::env::args().skip(2);
+    while let Some(flag) = args.next() {
+        match (flag.as_str(), args.next().as_deref().map(parse_u64)) {
+            ("--inputs", Some(Ok(n))) => inputs = n,
+            ("--seed", Some(Ok(s))) => seed = s,
+            _ => {
+                eprintln!("usage: ecs-fuzz trace [--inputs N] [--seed X]");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    println!("ecs-fuzz trace: seed 0x{seed:x}, {inputs} inputs");
+    let start = Instant::now();
+    let mut next_progress = Duration::from_secs(30);
+    let result = ecs_fuzz::trace::run(seed, inputs, |done| {
+        if start.elapsed() >= next_progress {
+            next_progress += Duration::from_secs(30);
+            println!(
+                "progress: {done} inputs in {:.0} s",
+                start.elapsed().as_secs_f64()
+            );
+        }
+    });
+    match result {
+        Ok(read) => {
+            let secs = start.elapsed().as_secs_f64();
+            println!(
+                "done: {inputs} inputs in {secs:.1} s ({:.0}/s), {read} read and replayed, {} \
+                 refused with an error, no panic",
+                inputs as f64 / secs.max(1e-9),
+                inputs - read
+            );
+            ExitCode::SUCCESS
+        }
+        Err(failure) => {
+            println!("FAILURE (seed 0x{seed:x}): {}", failure.message);
+            let path = "target/trace-failure.bin";
+            let written = std::fs::create_dir_all("target")
+                .and_then(|()| std::fs::write(path, &failure.input));
+            match written {
+                Ok(()) => println!("input written to {path}"),
+                Err(e) => println!("input ({e} writing {path}): {:?}", failure.input),
+            }
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// `ecs-fuzz snapshot [--inputs N] [--seed X]`.

@@ -29,6 +29,11 @@
 //! | `parallel` | threads for `par_for_each` and the schedule; without it both run in order | rayon |
 //! | `schedule` | systems, their parameters (`Query`, `Res`, `Commands`, event readers) and the schedule | nothing |
 //!
+//! One more, off by default: `trace` makes the world's storage
+//! [`Traced`](ecs_core::trace::Traced), so the program can record what it does to its world
+//! (`world.start_trace()`, `world.finish_trace()`) and replay it on every backend with
+//! `ecs-bench replay`. Without it the recording code is not compiled at all.
+//!
 //! Each backend is a crate of its own: `ecs-archetype` (`ArchetypeStorage`), `ecs-sparse`
 //! (`SparseStorage`) and `ecs-hybrid` (`HybridStorage`, an archetype storage and sparse sets
 //! side by side). A program that holds several backends at once names them directly, e.g.
@@ -71,18 +76,26 @@ compile_error!(
     "enable one storage feature of the `ecs` crate: `archetype` (default), `sparse` or `hybrid`"
 );
 
-/// The storage backend selected by Cargo feature.
+/// The storage layout selected by Cargo feature (what [`Backend`] is, or wraps).
 #[cfg(feature = "hybrid")]
-pub type Backend = ecs_hybrid::HybridStorage;
-/// The storage backend selected by Cargo feature.
+pub type SelectedStorage = ecs_hybrid::HybridStorage;
+/// The storage layout selected by Cargo feature (what [`Backend`] is, or wraps).
 #[cfg(all(feature = "sparse", not(feature = "hybrid")))]
-pub type Backend = ecs_sparse::SparseStorage;
-/// The storage backend selected by Cargo feature.
+pub type SelectedStorage = ecs_sparse::SparseStorage;
+/// The storage layout selected by Cargo feature (what [`Backend`] is, or wraps).
 #[cfg(all(
     feature = "archetype",
     not(any(feature = "sparse", feature = "hybrid"))
 ))]
-pub type Backend = ecs_archetype::ArchetypeStorage;
+pub type SelectedStorage = ecs_archetype::ArchetypeStorage;
+
+/// The storage backend of [`World`]: the selected [`SelectedStorage`] itself.
+#[cfg(not(feature = "trace"))]
+pub type Backend = SelectedStorage;
+/// The storage backend of [`World`]: the selected [`SelectedStorage`], able to record traces
+/// (feature `trace`; see [`World::start_trace`](ecs_core::World::start_trace)).
+#[cfg(feature = "trace")]
+pub type Backend = ecs_core::trace::Traced<SelectedStorage>;
 
 /// The name of the selected backend (`"archetype"`, `"sparse"` or `"hybrid"`).
 pub const BACKEND: &str = <Backend as ecs_core::Storage>::NAME;
@@ -141,9 +154,9 @@ pub use ecs_core::{
 };
 #[cfg(feature = "schedule")]
 pub use ecs_core::{EventReader, EventWriter, IntoSystem, Local, System, SystemId, Target};
-pub use ecs_derive::{FacadeBundle as Bundle, FacadeComponent as Component};
 #[cfg(feature = "serde")]
 pub use ecs_derive::FacadeMapEntities as MapEntities;
+pub use ecs_derive::{FacadeBundle as Bundle, FacadeComponent as Component};
 
 /// `use ecs::prelude::*;` brings the world, components, queries and filters into scope.
 pub mod prelude {

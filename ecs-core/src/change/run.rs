@@ -16,6 +16,7 @@
 //!   its window's (sorted) entity set. O(entities), the price of such a filter.
 
 use parking_lot::MutexGuard;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::{ChangeKind, ChangeStore, LogInner, Reader};
 use crate::component::ComponentId;
@@ -89,6 +90,12 @@ pub struct ChangeRun {
     mode: Mode,
     candidates: Vec<Entity>,
     driving: Vec<usize>,
+    /// The query state's number in the trace being recorded (recording in the high half,
+    /// number in the low; 0: none yet). Only a recording world's runs read or write it.
+    trace_number: AtomicU64,
+    /// Whether a run began since a trace last counted one (a system's query may iterate
+    /// one run's window several times). Only a recording world's runs read it.
+    began: AtomicBool,
 }
 
 impl ChangeRun {
@@ -116,7 +123,20 @@ impl ChangeRun {
             mode: Mode::Scan,
             candidates: Vec::new(),
             driving: Vec::new(),
+            trace_number: AtomicU64::new(0),
+            began: AtomicBool::new(false),
         }
+    }
+
+    /// Where a recording keeps this state's number in its trace.
+    pub(crate) fn trace_number(&self) -> &AtomicU64 {
+        &self.trace_number
+    }
+
+    /// Whether a run began since the last call (a trace's query op then starts a new
+    /// window rather than iterating the previous one again).
+    pub(crate) fn take_began(&self) -> bool {
+        self.began.swap(false, Ordering::Relaxed)
     }
 
     /// The `(component, kind)` logs this query reads.
@@ -175,6 +195,11 @@ impl ChangeRun {
     /// [`ChangeRun::begin`] for a query with change cursors.
     #[inline(never)]
     fn begin_tracked<R: RunFilter<S>, S: Storage>(&mut self, filter: &R, world: WorldView<'_, S>) {
+        if S::TRACED {
+            // What the program marked changed first, so the replay's window holds it too.
+            crate::trace::world_tally::record_changes(world);
+            *self.began.get_mut() = true;
+        }
         // All logs at once, in the global order (see the module docs on locking).
         let mut guards: Vec<MutexGuard<'_, LogInner>> = self
             .locks

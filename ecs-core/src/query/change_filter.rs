@@ -6,7 +6,7 @@
 use std::marker::PhantomData;
 
 use super::filter::{PresenceFetch, PresenceState};
-use super::{FetchContext, QueryBuilder, QueryFilter};
+use super::{DynFilter, FetchContext, QueryBuilder, QueryFilter};
 use crate::change::{ChangeKind, ChangeProbe};
 use crate::component::TrackedComponent;
 use crate::entity::Entity;
@@ -84,7 +84,7 @@ impl<S: Storage> Clone for ChangeFilterFetch<'_, S> {
 }
 
 macro_rules! change_filter {
-    ($ty:ident, $kind:expr) => {
+    ($ty:ident, $kind:expr, $dyn:path) => {
         // SAFETY: reads presence of rows in its chunk and the run's changed set (shared,
         // `Sync`); drives only by its own slot, whose window holds every entity it accepts
         // after the first run.
@@ -136,12 +136,16 @@ macro_rules! change_filter {
                 out.push(state.change_slot);
                 true
             }
+
+            fn conditions(state: &ChangeFilterState, out: &mut Vec<DynFilter>) {
+                out.push($dyn(state.presence.id));
+            }
         }
     };
 }
 
-change_filter!(Added, ChangeKind::Added);
-change_filter!(Changed, ChangeKind::Changed);
+change_filter!(Added, ChangeKind::Added, DynFilter::Added);
+change_filter!(Changed, ChangeKind::Changed, DynFilter::Changed);
 
 macro_rules! or_filter {
     ($($name:ident $index:tt),*) => {
@@ -183,6 +187,19 @@ macro_rules! or_filter {
                 entity: Entity,
             ) -> bool {
                 false $(|| $name::matches_entity(&state.$index, storage, probe, entity))*
+            }
+
+            fn conditions(state: &Self::State, out: &mut Vec<DynFilter>) {
+                let mut any = Vec::new();
+                $(
+                    let mut part = Vec::new();
+                    $name::conditions(&state.$index, &mut part);
+                    any.push(match part.len() {
+                        1 => part.pop().expect("one condition"),
+                        _ => DynFilter::All(part),
+                    });
+                )*
+                out.push(DynFilter::Or(any));
             }
 
             fn driving(state: &Self::State, out: &mut Vec<usize>) -> bool {

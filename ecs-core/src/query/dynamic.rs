@@ -324,6 +324,8 @@ pub struct DynQueryState<S: Storage> {
     terms: Vec<Term>,
     /// The query's filters, as one conjunction.
     filter: Resolved,
+    /// The filters as given (what a trace records of a run).
+    conditions: Vec<DynFilter>,
     cache: S::QueryCache,
     changes: ChangeRun,
 }
@@ -398,6 +400,7 @@ impl<S: Storage> World<S> {
             access: plan.access,
             terms,
             filter,
+            conditions: query.filters.clone(),
             cache: S::QueryCache::default(),
             changes: ChangeRun::new(&plan.change_slots),
         })
@@ -485,6 +488,82 @@ impl<S: Storage> DynQueryState<S> {
     unsafe fn run<'w>(
         &'w mut self,
         world: WorldView<'w, S>,
+        visit: impl FnMut(Entity, &'w [Term], &[Option<NonNull<u8>>]),
+    ) {
+        if S::TRACED && world.storage().recorder().is_some_and(|r| r.is_active()) {
+            // SAFETY: forwarded contract.
+            return unsafe { self.run_traced(world, visit) };
+        }
+        // SAFETY: forwarded contract.
+        unsafe { self.run_all(world, true, visit) }
+    }
+
+    /// [`DynQueryState::for_each_mut`], or with `again` the window of the previous run
+    /// iterated again (change cursors stay put): what a trace replay does for a system's
+    /// query iterated twice in one system run.
+    pub(crate) fn for_each_mut_window(
+        &mut self,
+        world: &mut World<S>,
+        again: bool,
+        mut f: impl FnMut(DynItemMut<'_>),
+    ) {
+        let view = world.view();
+        let (components, changes) = (view.components(), view.changes());
+        // SAFETY: as in `for_each_mut`.
+        unsafe {
+            self.run_all(view, !again, |entity, terms, ptrs| {
+                f(DynItemMut {
+                    item: DynItem {
+                        entity,
+                        terms,
+                        ptrs,
+                        components,
+                    },
+                    changes,
+                })
+            })
+        }
+    }
+
+    /// [`DynQueryState::run`] counting its rows into a trace (out of line, so `run` keeps
+    /// its size for the inliner).
+    ///
+    /// # Safety
+    /// As for [`DynQueryState::run`].
+    #[inline(never)]
+    unsafe fn run_traced<'w>(
+        &'w mut self,
+        world: WorldView<'w, S>,
+        mut visit: impl FnMut(Entity, &'w [Term], &[Option<NonNull<u8>>]),
+    ) {
+        let tally = crate::trace::world_tally::tally(
+            world,
+            &self.descriptor,
+            &self.access,
+            &self.changes,
+            || self.conditions.clone(),
+        );
+        let mut rows = 0;
+        // SAFETY: forwarded contract.
+        unsafe {
+            self.run_all(world, true, |e, terms, ptrs| {
+                rows += 1;
+                visit(e, terms, ptrs);
+            })
+        };
+        if let Some(tally) = tally {
+            tally.took_all(rows);
+        }
+    }
+
+    /// [`DynQueryState::run`] without recording.
+    ///
+    /// # Safety
+    /// As for [`DynQueryState::run`].
+    unsafe fn run_all<'w>(
+        &'w mut self,
+        world: WorldView<'w, S>,
+        begin: bool,
         mut visit: impl FnMut(Entity, &'w [Term], &[Option<NonNull<u8>>]),
     ) {
         assert_eq!(
@@ -494,7 +573,9 @@ impl<S: Storage> DynQueryState<S> {
         );
         let storage = world.storage();
         storage.update_query_cache(&mut self.cache, &self.descriptor, world.components());
-        self.changes.begin_with(&self.filter, world);
+        if begin {
+            self.changes.begin_with(&self.filter, world);
+        }
         let this = &*self;
         let mut ptrs: Vec<Option<NonNull<u8>>> = vec![None; this.terms.len()];
         if let Some(candidates) = this.changes.candidates() {
@@ -664,6 +745,18 @@ impl DynItemMut<'_> {
         self.mark(term);
         // SAFETY: as for `bytes`, and written by this query only, for this entity only;
         // `&mut self` keeps the item from handing it out twice.
+        Some(unsafe { std::slice::from_raw_parts_mut(ptr.as_ptr(), size) })
+    }
+
+    /// [`DynItemMut::bytes_mut`] without recording a change: for writes that queries
+    /// watching the component must not see (a trace replay marks the program's changes
+    /// itself).
+    pub fn bytes_mut_unmarked(&mut self, term: usize) -> Option<&mut [u8]> {
+        if !self.item.terms.get(term)?.write {
+            return None;
+        }
+        let (ptr, size) = self.item.plain(term)?;
+        // SAFETY: as for `bytes_mut`.
         Some(unsafe { std::slice::from_raw_parts_mut(ptr.as_ptr(), size) })
     }
 

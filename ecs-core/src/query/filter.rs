@@ -6,7 +6,7 @@
 
 use std::marker::PhantomData;
 
-use super::{ColumnFetch, FetchContext, QueryBuilder};
+use super::{ColumnFetch, DynFilter, FetchContext, QueryBuilder};
 use crate::change::ChangeProbe;
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
@@ -67,6 +67,10 @@ pub unsafe trait QueryFilter {
         probe: &P,
         entity: Entity,
     ) -> bool;
+
+    /// Pushes the filter's conditions as a run-time query's filters, which together accept
+    /// what it accepts (what a trace records of a query, for a replay to run).
+    fn conditions(state: &Self::State, out: &mut Vec<DynFilter>);
 
     /// Pushes change slots whose log windows together hold every entity this filter accepts,
     /// and returns true; returns false (pushing nothing) when no such set exists.
@@ -144,7 +148,7 @@ impl<S: Storage> PresenceFetch<'_, S> {
 }
 
 macro_rules! presence_filter {
-    ($ty:ident, $role:expr, $row:ident, |$storage:ident, $id:ident, $entity:ident| $check:expr) => {
+    ($ty:ident, $role:expr, $row:ident, $dyn:path, |$storage:ident, $id:ident, $entity:ident| $check:expr) => {
         // SAFETY: reads only presence, of rows in its chunk; never drives.
         unsafe impl<T: Component> QueryFilter for $ty<T> {
             type State = PresenceState;
@@ -178,15 +182,28 @@ macro_rules! presence_filter {
                 let $id = state.id;
                 $check
             }
+
+            fn conditions(state: &PresenceState, out: &mut Vec<DynFilter>) {
+                out.push($dyn(state.id));
+            }
         }
     };
 }
 
-presence_filter!(With, SlotRole::Required, has, |storage, id, entity| storage
-    .contains(entity, id));
-presence_filter!(Without, SlotRole::Excluded, lacks, |storage, id, entity| {
-    !storage.contains(entity, id)
-});
+presence_filter!(
+    With,
+    SlotRole::Required,
+    has,
+    DynFilter::With,
+    |storage, id, entity| storage.contains(entity, id)
+);
+presence_filter!(
+    Without,
+    SlotRole::Excluded,
+    lacks,
+    DynFilter::Without,
+    |storage, id, entity| !storage.contains(entity, id)
+);
 
 macro_rules! tuple_filter {
     ($($name:ident $index:tt),*) => {
@@ -228,6 +245,11 @@ macro_rules! tuple_filter {
                 entity: Entity,
             ) -> bool {
                 true $(&& $name::matches_entity(&state.$index, storage, probe, entity))*
+            }
+
+            #[allow(unused_variables)]
+            fn conditions(state: &Self::State, out: &mut Vec<DynFilter>) {
+                $($name::conditions(&state.$index, out);)*
             }
 
             #[allow(unused_variables)]

@@ -28,6 +28,9 @@ const SHORT_CHUNK: usize = 64;
 /// [`QueryIter::par_for_each`] runs the rest of the run on rayon.
 pub struct QueryIter<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> {
     pub(super) inner: Inner<'w, Q, F, S>,
+    /// The count of items taken, while a trace is recorded (always `None` for a storage
+    /// that cannot record: see [`Storage::TRACED`]).
+    pub(super) tally: Option<&'w crate::trace::world_tally::Tally>,
 }
 
 pub(super) enum Inner<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> {
@@ -77,6 +80,7 @@ impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> QueryIter<'w, Q, F, S> {
                 current: None,
                 ctx,
             }),
+            tally: None,
         }
     }
 
@@ -91,6 +95,7 @@ impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> QueryIter<'w, Q, F, S> {
                 data,
                 ctx,
             }),
+            tally: None,
         }
     }
 }
@@ -291,11 +296,51 @@ impl<'w, Q: QueryData, S: Storage + 'w> Iterator for EntityIter<'w, Q, S> {
     }
 }
 
+impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> QueryIter<'w, Q, F, S> {
+    /// `next`, counting the item into a trace's tally. Out of line, so the plain `next`
+    /// keeps its size for the inliner.
+    #[inline(never)]
+    fn next_counted(&mut self, tally: &crate::trace::world_tally::Tally) -> Option<Q::Item<'w>> {
+        let item = match &mut self.inner {
+            Inner::Chunks(chunks) => chunks.next(),
+            Inner::Entities(entities) => entities.next(),
+        };
+        tally.took(item.is_some());
+        item
+    }
+
+    /// `fold`, counting the items into a trace's tally (out of line, as `next_counted`).
+    #[inline(never)]
+    fn fold_counted<B, G: FnMut(B, Q::Item<'w>) -> B>(
+        mut self,
+        tally: &crate::trace::world_tally::Tally,
+        init: B,
+        mut g: G,
+    ) -> B {
+        let mut rows = 0u64;
+        let mut counted = |acc, item| {
+            rows += 1;
+            g(acc, item)
+        };
+        let acc = match &mut self.inner {
+            Inner::Chunks(chunks) => chunks.fold_in_place(init, &mut counted),
+            Inner::Entities(entities) => entities.fold(init, counted),
+        };
+        tally.took_all(rows);
+        acc
+    }
+}
+
 impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> Iterator for QueryIter<'w, Q, F, S> {
     type Item = Q::Item<'w>;
 
     #[inline]
     fn next(&mut self) -> Option<Q::Item<'w>> {
+        if S::TRACED {
+            if let Some(tally) = self.tally {
+                return self.next_counted(tally);
+            }
+        }
         match &mut self.inner {
             Inner::Chunks(chunks) => chunks.next(),
             Inner::Entities(entities) => entities.next(),
@@ -304,6 +349,11 @@ impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> Iterator for QueryIter<'
 
     #[inline]
     fn fold<B, G: FnMut(B, Self::Item) -> B>(mut self, init: B, mut g: G) -> B {
+        if S::TRACED {
+            if let Some(tally) = self.tally {
+                return self.fold_counted(tally, init, g);
+            }
+        }
         match &mut self.inner {
             Inner::Chunks(chunks) => chunks.fold_in_place(init, &mut g),
             Inner::Entities(entities) => entities.fold(init, g),

@@ -77,6 +77,10 @@ impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> QueryIter<'w, Q, F, S> {
 
     /// Like [`QueryIter::par_for_each`] with an explicit batching policy.
     pub fn par_for_each_batched(self, batch: BatchSize, f: impl Fn(Q::Item<'w>) + Send + Sync) {
+        if S::TRACED && self.tally.is_some() {
+            // Recording: one thread, so the trace counts the items (see `crate::trace`).
+            return self.for_each(f);
+        }
         match self.inner {
             Inner::Chunks(chunks) => match batch {
                 BatchSize::Auto => auto_chunks(chunks, &f),

@@ -186,6 +186,10 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
         &'w self,
         world: WorldView<'w, S>,
     ) -> QueryIter<'w, Q, F, S> {
+        if S::TRACED {
+            // SAFETY: forwarded contract.
+            return unsafe { self.iter_traced(world) };
+        }
         let ctx = FetchContext::new(world, &self.changes);
         match self.changes.candidates() {
             Some(candidates) => QueryIter::entities(candidates, &self.data, ctx),
@@ -200,6 +204,41 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
                 ctx,
             ),
         }
+    }
+
+    /// [`QueryState::iter_prepared`] on a storage that can record: the run's items are
+    /// counted into a tally while a trace is recorded.
+    ///
+    /// # Safety
+    /// As for [`QueryState::iter_prepared`].
+    #[inline(never)]
+    unsafe fn iter_traced<'w>(&'w self, world: WorldView<'w, S>) -> QueryIter<'w, Q, F, S> {
+        let ctx = FetchContext::new(world, &self.changes);
+        let mut iter = match self.changes.candidates() {
+            Some(candidates) => QueryIter::entities(candidates, &self.data, ctx),
+            None => QueryIter::chunks(
+                &self.data,
+                &self.filter,
+                world.storage().query_chunks(
+                    &self.cache,
+                    &self.descriptor,
+                    world.entities().alive(),
+                ),
+                ctx,
+            ),
+        };
+        iter.tally = crate::trace::world_tally::tally(
+            world,
+            &self.descriptor,
+            &self.access,
+            &self.changes,
+            || {
+                let mut conditions = Vec::new();
+                F::conditions(&self.filter, &mut conditions);
+                conditions
+            },
+        );
+        iter
     }
 
     /// The item of one entity if it matches the query (change filters answer for the
@@ -267,6 +306,9 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
         view: WorldView<'w, S>,
         entity: Entity,
     ) -> Option<Q::Item<'w>> {
+        if S::TRACED {
+            self.trace_get(view, entity);
+        }
         self.check_world(view.id());
         // No allocator look-up when a required slot rejects stale handles anyway: on a
         // shuffled `get` it is one more cache miss per call.
@@ -282,6 +324,12 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
         // SAFETY: the entity is live or the query has a required slot (`check_alive`);
         // `place` is its place; the caller guarantees exclusive access as required.
         unsafe { Q::fetch_entity(&self.data, ctx, &place, entity) }
+    }
+
+    /// Records a look-up of `entity` in the trace `view`'s storage records, if any.
+    #[inline(never)]
+    pub(super) fn trace_get(&self, view: WorldView<'_, S>, entity: Entity) {
+        crate::trace::world_tally::trace_query_get(view, &self.descriptor, &self.access, entity);
     }
 
     /// The items of several entities at once, in the order given: for a read-only query (an

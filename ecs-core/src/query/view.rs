@@ -183,6 +183,9 @@ impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> QueryView<'w, Q, F, S> {
             // SAFETY: as this function's.
             return unsafe { self.item_by_place(entity) };
         }
+        if S::TRACED {
+            self.state.trace_get(self.world, entity);
+        }
         // `None`: a stale handle, or an entity with no row (it matches only queries whose
         // chunks include unkeyed ones, and those take the path above).
         let ChunkRow { key, row } = self.world.storage().entity_row(entity)?;

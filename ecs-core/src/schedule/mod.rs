@@ -819,6 +819,10 @@ impl<S: Storage> Schedule<S> {
             resume_unwind(payload);
         }
         world.update_events();
+        if S::TRACED {
+            world.trace_system(None);
+            world.trace_frame();
+        }
         Ok(run_errors)
     }
 
@@ -852,7 +856,9 @@ impl<S: Storage> Schedule<S> {
         skip.extend(segment.systems.iter().map(|&i| !self.should_run(i, world)));
         panics.clear();
         panics.resize_with(segment.systems.len(), || Mutex::new(None));
-        if self.parallel {
+        // While a trace is recorded, one system at a time: each op is then attributed to
+        // the system that made it, and the trace's order is the plan's.
+        if self.parallel && !(S::TRACED && world.is_tracing()) {
             run_parallel(segment, &mut self.entries, skip, world, panics);
         } else {
             run_in_order(segment, &mut self.entries, skip, world, panics);
@@ -867,6 +873,10 @@ impl<S: Storage> Schedule<S> {
                     first_panic.get_or_insert(payload);
                 }
                 None if !skipped => {
+                    if S::TRACED {
+                        world.trace_system(Some(&self.entries[i].name));
+                    }
+                    let system = &mut self.entries[i].system;
                     system.apply(world);
                     self.collect_skipped(i, world);
                 }
@@ -877,6 +887,9 @@ impl<S: Storage> Schedule<S> {
             return Err(payload);
         }
         if let Some(x) = segment.exclusive.filter(|&x| self.should_run(x, world)) {
+            if S::TRACED {
+                world.trace_system(Some(&self.entries[x].name));
+            }
             let system = &mut self.entries[x].system;
             catch_unwind(AssertUnwindSafe(|| system.run(world)))?
                 .expect("an exclusive system is always initialised");
@@ -899,6 +912,9 @@ fn run_in_order<S: Storage>(
     for (k, &i) in segment.systems.iter().enumerate() {
         let panic = panics[k].get_mut();
         if !blocked[k] && !skip[k] {
+            if S::TRACED {
+                world.trace_system(Some(&entries[i].name));
+            }
             *panic = run_caught(entries[i].system.as_mut(), world);
         }
         if blocked[k] || panic.is_some() {

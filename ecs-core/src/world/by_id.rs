@@ -9,7 +9,7 @@ use crate::bundle::BundleType;
 use crate::component::{ComponentId, ComponentInfo};
 use crate::entity::Entity;
 use crate::error::EcsError;
-use crate::storage::Storage;
+use crate::storage::{ColumnValues, Storage};
 
 impl<S: Storage> World<S> {
     /// Sets `entity`'s component `id` from a raw value, taking ownership; an old value is
@@ -124,6 +124,9 @@ impl<S: Storage> World<S> {
         if !self.entities.contains(entity) || self.components.get(id).is_none() {
             return None;
         }
+        if S::TRACED {
+            self.trace_get_by_id(entity, id, false);
+        }
         self.storage.get_ptr(entity, id)
     }
 
@@ -152,6 +155,24 @@ impl<S: Storage> World<S> {
             .components
             .get(id)
             .ok_or(EcsError::UnknownComponent(id))?;
+        if info.drop_fn().is_none() && info.layout().align() <= ZEROS_ALIGN {
+            // Plain data is discarded without a drop: moved into a scratch buffer kept per
+            // thread, so removing allocates nothing.
+            let size = info.layout().size();
+            // SAFETY: the scratch buffer holds `size` writable bytes aligned enough for the
+            // component, outside the storage; nothing needs dropping afterwards.
+            let removed = with_buffer(&SCRATCH, size, |scratch| unsafe {
+                self.storage.remove_into(entity, id, scratch)
+            });
+            if !removed {
+                return Err(EcsError::MissingComponent {
+                    entity,
+                    component: info.name().to_owned().into(),
+                });
+            }
+            self.unindex(entity, id);
+            return Ok(());
+        }
         let out = TempValue::new(info.layout());
         // SAFETY: `out` is a disjoint buffer for one value of `id`.
         if !unsafe { self.storage.remove_into(entity, id, out.ptr) } {
@@ -237,6 +258,274 @@ impl<S: Storage> World<S> {
         }
         Ok(info)
     }
+}
+
+impl<S: Storage> World<S> {
+    /// Spawns `count` entities, each with the plain-data run-time components `ids` set to
+    /// zero bytes, in one storage call (what a snapshot load does: one copy per column),
+    /// and appends their handles to `out`. What a trace replay spawns with; also a quick
+    /// way to fill a world for a benchmark of run-time components. Allocates nothing of
+    /// its own for up to 16 components (the zero bytes come from a buffer kept per thread).
+    ///
+    /// # Errors
+    /// [`EcsError::UnknownComponent`], [`EcsError::NotPlainData`] for a Rust type, a
+    /// component with a drop function or one aligned to more than 64 bytes,
+    /// [`EcsError::Group`] naming a component twice; the world is unchanged.
+    ///
+    /// ```
+    /// # use ecs_core::{World, ComponentDescriptor, StorageKind, testing::VecStorage};
+    /// # use std::alloc::Layout;
+    /// let mut world = World::<VecStorage>::new();
+    /// let raw = world.register_dynamic(ComponentDescriptor {
+    ///     name: "Raw".into(), layout: Layout::new::<u32>(), drop: None, storage: StorageKind::Table,
+    /// });
+    /// let mut spawned = Vec::new();
+    /// world.spawn_zeroed(&[raw], 3, &mut spawned).unwrap();
+    /// assert_eq!(spawned.len(), 3);
+    /// assert_eq!(world.get_bytes(spawned[2], raw), Some(&[0u8; 4][..]));
+    /// ```
+    pub fn spawn_zeroed(
+        &mut self,
+        ids: &[ComponentId],
+        count: usize,
+        out: &mut Vec<Entity>,
+    ) -> Result<(), EcsError> {
+        self.check_plain_set(ids)?;
+        let widest = ids
+            .iter()
+            .map(|&id| self.components.info(id).layout().size())
+            .max()
+            .unwrap_or(0);
+        let bytes = widest
+            .checked_mul(count)
+            .expect("a column larger than memory");
+        with_zeros(bytes, |zeros| {
+            let column = |&component: &ComponentId| ColumnValues {
+                component,
+                values: zeros,
+                buffer: None,
+            };
+            let mut inline: [ColumnValues<'_>; INLINE_VALUES] =
+                std::array::from_fn(|_| ColumnValues {
+                    component: ComponentId::new(0),
+                    values: zeros,
+                    buffer: None,
+                });
+            let mut heap = Vec::new();
+            let columns: &mut [ColumnValues<'_>] = if ids.len() <= INLINE_VALUES {
+                for (slot, id) in inline.iter_mut().zip(ids) {
+                    *slot = column(id);
+                }
+                &mut inline[..ids.len()]
+            } else {
+                heap.extend(ids.iter().map(column));
+                &mut heap[..]
+            };
+            let base = self.prepare_loaded(count);
+            self.alloc_loaded(count);
+            // SAFETY: the entities were just allocated (live, distinct, not stored); the
+            // components are distinct registered plain data; every column points to
+            // `count` values of zero bytes (`zeros` holds at least `count * widest`), valid
+            // for plain data, which needs no drop, so handing them over leaks nothing; no
+            // buffer is handed over, so the storage only reads them.
+            unsafe { self.store_loaded(base..base + count, columns) };
+            let spawned = &self.entities.alive()[base..base + count];
+            for &id in ids {
+                if self.components.info(id).tracks_changes() {
+                    for &entity in spawned {
+                        self.changes.on_added(id, entity);
+                    }
+                }
+            }
+            out.extend_from_slice(spawned);
+        });
+        Ok(())
+    }
+
+    /// Adds the plain-data run-time components `ids` that `entity` lacks, set to zero
+    /// bytes, in one storage call (one row move on a table backend; a single component
+    /// goes in as [`World::insert_bytes`] puts it); the ones it has keep their values.
+    /// Allocates nothing of its own for up to 16 components.
+    ///
+    /// # Errors
+    /// [`EcsError::NoSuchEntity`], and those of [`World::spawn_zeroed`]; the world is
+    /// unchanged.
+    pub fn insert_zeroed(&mut self, entity: Entity, ids: &[ComponentId]) -> Result<(), EcsError> {
+        self.flush();
+        self.check(entity)?;
+        self.check_plain_set(ids)?;
+        let widest = ids
+            .iter()
+            .map(|&id| self.components.info(id).layout().size())
+            .max()
+            .unwrap_or(0);
+        with_zeros(widest, |zeros| {
+            let mut inline = [(ComponentId::new(0), zeros); INLINE_VALUES];
+            let mut heap = Vec::new();
+            let all: &mut [(ComponentId, NonNull<u8>)] = if ids.len() <= INLINE_VALUES {
+                &mut inline[..]
+            } else {
+                heap.resize(ids.len(), (ComponentId::new(0), zeros));
+                &mut heap[..]
+            };
+            let mut missing = 0;
+            for &id in ids {
+                if !self.storage.contains(entity, id) {
+                    all[missing] = (id, zeros);
+                    missing += 1;
+                }
+            }
+            let values = &mut all[..missing];
+            // SAFETY: the entity is live (held) and lacks each of `values`, which are
+            // distinct registered plain-data components; each value is zero bytes of its
+            // size (`zeros` holds the widest), valid plain data needing no drop, handed
+            // over and only read by the storage.
+            unsafe {
+                match values {
+                    [(id, value)] => self
+                        .storage
+                        .insert_new(entity, *id, *value, &self.components),
+                    _ => self
+                        .storage
+                        .insert_new_many(entity, values, &self.components),
+                }
+            }
+            for &(id, _) in values.iter() {
+                if self.components.info(id).tracks_changes() {
+                    self.changes.on_added(id, entity);
+                }
+            }
+        });
+        Ok(())
+    }
+
+    /// The bytes of a plain-data run-time component, writable; a tracked component records
+    /// a change now. `None` if stale, absent or not plain data.
+    ///
+    /// ```
+    /// # use ecs_core::{World, ComponentDescriptor, StorageKind, testing::VecStorage};
+    /// # use std::alloc::Layout;
+    /// let mut world = World::<VecStorage>::new();
+    /// let raw = world.register_dynamic(ComponentDescriptor {
+    ///     name: "Raw".into(), layout: Layout::new::<u16>(), drop: None, storage: StorageKind::Table,
+    /// });
+    /// let e = world.spawn(());
+    /// world.insert_zeroed(e, &[raw]).unwrap();
+    /// world.get_bytes_mut(e, raw).unwrap()[1] = 7;
+    /// assert_eq!(world.get_bytes(e, raw), Some(&[0u8, 7][..]));
+    /// ```
+    pub fn get_bytes_mut(&mut self, entity: Entity, id: ComponentId) -> Option<&mut [u8]> {
+        self.plain_info(id).ok()?;
+        if S::TRACED {
+            self.trace_get_by_id(entity, id, true);
+        }
+        if self.components.info(id).tracks_changes() && self.storage.contains(entity, id) {
+            self.changes.on_changed(id, entity);
+        }
+        self.get_bytes_mut_unmarked(entity, id)
+    }
+
+    /// [`World::get_bytes_mut`] without recording a change or a trace op (a trace replay
+    /// marks the program's changes itself).
+    pub(crate) fn get_bytes_mut_unmarked(
+        &mut self,
+        entity: Entity,
+        id: ComponentId,
+    ) -> Option<&mut [u8]> {
+        let size = self.plain_info(id).ok()?.layout().size();
+        let ptr = self.storage.get_ptr(entity, id)?;
+        // SAFETY: plain-data components are always fully initialised (see `get_bytes`);
+        // `&mut self` makes the borrow unique while it lives.
+        Some(unsafe { std::slice::from_raw_parts_mut(ptr.as_ptr(), size) })
+    }
+
+    /// Checks that `ids` are distinct registered plain-data components aligned to at most
+    /// 64 bytes.
+    fn check_plain_set(&self, ids: &[ComponentId]) -> Result<(), EcsError> {
+        for (i, &id) in ids.iter().enumerate() {
+            let info = self.plain_info(id)?;
+            if info.layout().align() > ZEROS_ALIGN {
+                return Err(EcsError::NotPlainData(format!(
+                    "{} (aligned to {} bytes; zeroed components may ask for at most {ZEROS_ALIGN})",
+                    info.name(),
+                    info.layout().align()
+                )));
+            }
+            if ids[..i].contains(&id) {
+                return Err(EcsError::Group {
+                    reason: format!("component {} named twice", info.name()),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The alignment of the per-thread zero buffer: the most a zeroed component may ask for.
+const ZEROS_ALIGN: usize = 64;
+
+/// A buffer kept per thread and grown to the largest request ([`ZEROS`], [`SCRATCH`]).
+///
+/// # Invariants
+/// `ptr` is an allocation of `len` bytes aligned to [`ZEROS_ALIGN`] (dangling and unused
+/// while `len` is 0), every byte initialised (zero when allocated, then only ever plain
+/// data; [`ZEROS`] is only read, so it stays zero).
+struct ThreadBuffer {
+    ptr: NonNull<u8>,
+    len: usize,
+}
+
+impl Drop for ThreadBuffer {
+    fn drop(&mut self) {
+        if self.len > 0 {
+            // SAFETY: allocated by `with_zeros` with this layout (type invariants).
+            unsafe {
+                std::alloc::dealloc(
+                    self.ptr.as_ptr(),
+                    Layout::from_size_align_unchecked(self.len, ZEROS_ALIGN),
+                )
+            };
+        }
+    }
+}
+
+/// A per-thread buffer: [`ZEROS`] (zero bytes, only read) or [`SCRATCH`] (written).
+type Buffer = std::thread::LocalKey<std::cell::RefCell<ThreadBuffer>>;
+
+thread_local! {
+    /// Zero bytes: the values of zeroed components.
+    static ZEROS: std::cell::RefCell<ThreadBuffer> = const {
+        std::cell::RefCell::new(ThreadBuffer { ptr: NonNull::<u64>::dangling().cast(), len: 0 })
+    };
+    /// Where removed plain data is moved to be forgotten.
+    static SCRATCH: std::cell::RefCell<ThreadBuffer> = const {
+        std::cell::RefCell::new(ThreadBuffer { ptr: NonNull::<u64>::dangling().cast(), len: 0 })
+    };
+}
+
+/// Calls `f` with a pointer to at least `bytes` initialised bytes (zero unless a storage
+/// wrote to them, which no backend does), aligned to [`ZEROS_ALIGN`]: the values of zeroed
+/// components.
+fn with_zeros<R>(bytes: usize, f: impl FnOnce(NonNull<u8>) -> R) -> R {
+    with_buffer(&ZEROS, bytes, f)
+}
+
+/// Calls `f` with `buffer`'s pointer, grown first to at least `bytes`. `f` must not use the
+/// same buffer again (it runs no user code: only plain data passes through).
+fn with_buffer<R>(buffer: &'static Buffer, bytes: usize, f: impl FnOnce(NonNull<u8>) -> R) -> R {
+    buffer.with(|zeros| {
+        let mut zeros = zeros.borrow_mut();
+        if zeros.len < bytes.max(1) {
+            let len = bytes.next_power_of_two().max(256);
+            let layout =
+                Layout::from_size_align(len, ZEROS_ALIGN).expect("a buffer larger than memory");
+            // SAFETY: the layout has a non-zero size.
+            let ptr = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) })
+                .unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
+            *zeros = ThreadBuffer { ptr, len };
+        }
+        f(zeros.ptr)
+    })
 }
 
 /// The most components a queued bundle places without a heap buffer (one on the stack).

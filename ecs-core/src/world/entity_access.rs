@@ -42,6 +42,11 @@ impl<S: Storage> World<S> {
         entities: [Entity; N],
     ) -> Result<[Write<'_, T>; N], EcsError> {
         let ptrs = self.many_ptrs::<T, N>(&entities)?;
+        if S::TRACED {
+            for &e in &entities {
+                self.trace_get_of::<T>(e, true);
+            }
+        }
         let log = self.changed_log_of::<T>();
         Ok(std::array::from_fn(|i| {
             // SAFETY: each pointer is its entity's initialised `T` (`get_ptr`); the entities

@@ -70,6 +70,9 @@ impl<'w, S: Storage> EntityRef<'w, S> {
     /// The entity's `T`, if it has one.
     #[inline]
     pub fn get<T: Component>(&self) -> Option<&'w T> {
+        if S::TRACED {
+            self.world.trace_get_of::<T>(self.entity, false);
+        }
         let id = self.world.components().id::<T>()?;
         let ptr = self.place.ptr_of::<T>(id)?;
         // SAFETY: the place is the entity's in the world's storage, so `ptr_of(id)` is what

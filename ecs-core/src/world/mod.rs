@@ -391,6 +391,9 @@ impl<S: Storage> World<S> {
     /// assert_eq!(world.get::<Name>(e).map(|n| n.0), Some("crate"));
     /// ```
     pub fn get<T: Component>(&self, entity: Entity) -> Option<&T> {
+        if S::TRACED {
+            self.trace_get_of::<T>(entity, false);
+        }
         let ptr = self.get_ptr::<T>(entity)?;
         // SAFETY: the storage returned a valid pointer to the entity's `T`; `&self` keeps the
         // world (and so the value) from being mutated while the reference lives.
@@ -468,6 +471,9 @@ impl<S: Storage> World<S> {
         &mut self,
         entity: Entity,
     ) -> Option<(&mut T, Option<&ChangeLog>)> {
+        if S::TRACED {
+            self.trace_get_of::<T>(entity, true);
+        }
         let mut ptr = self.get_ptr::<T>(entity)?;
         let log = if tracks_changes::<T>() {
             let id = self.components.id::<T>()?;
@@ -501,6 +507,9 @@ impl<S: Storage> World<S> {
     /// assert!(world.has::<Tag>(e));
     /// ```
     pub fn has<T: Component>(&self, entity: Entity) -> bool {
+        if S::TRACED {
+            self.trace_get_of::<T>(entity, false);
+        }
         match self.components.id::<T>() {
             Some(id) => self.storage.get_ptr_of::<T>(entity, id).is_some(),
             None => false,
@@ -758,6 +767,13 @@ impl<S: Storage> World<S> {
     /// ```
     pub fn register_dynamic(&mut self, descriptor: ComponentDescriptor) -> ComponentId {
         self.components.register_dynamic(descriptor)
+    }
+
+    /// [`World::register_dynamic`] for a component whose changes are tracked: `Added` and
+    /// `Changed` filters ([`DynFilter`](crate::query::DynFilter)) see its additions and the
+    /// writes through [`World::get_bytes_mut`] and written query terms.
+    pub fn register_dynamic_tracked(&mut self, descriptor: ComponentDescriptor) -> ComponentId {
+        self.components.register_dynamic_tracked(descriptor)
     }
 
     /// The id of `T`, if registered.

@@ -147,6 +147,9 @@ impl<S: Storage> World<S> {
     /// assert!(world.get_named::<RenderData>(e, "Fog").is_none());
     /// ```
     pub fn get_named<T: Component>(&self, entity: Entity, name: &str) -> Option<&T> {
+        if S::TRACED {
+            self.trace_get_named::<T>(entity, name, false);
+        }
         let ptr = self.named_ptr::<T>(entity, name)?;
         // SAFETY: the storage's pointer to the entity's value of a `T` instance; `&self`
         // keeps the world from being mutated while the reference lives.
@@ -172,6 +175,9 @@ impl<S: Storage> World<S> {
         entity: Entity,
         name: &str,
     ) -> Option<Mut<'_, T>> {
+        if S::TRACED {
+            self.trace_get_named::<T>(entity, name, true);
+        }
         let mut ptr = self.named_ptr::<T>(entity, name)?;
         let log = if tracks_changes::<T>() {
             let id = self.components.instance(self.components.id::<T>()?, name)?;

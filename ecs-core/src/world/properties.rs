@@ -38,6 +38,9 @@ impl<S: Storage> World<S> {
     ) -> Result<PropertyValue<'_>, EcsError> {
         let (id, field) = self.resolve_property(entity, instance, property)?;
         let ptr = self.instance_ptr(entity, id, instance)?;
+        if S::TRACED {
+            self.trace_get_by_id(entity, id, false);
+        }
         // SAFETY: `ptr` is the entity's initialised value of `id`, whose properties `field`
         // is one of (they were made for its type); `&self` keeps it unchanged while the
         // returned value borrows it.
@@ -88,6 +91,9 @@ impl<S: Storage> World<S> {
             });
         }
         let ptr = self.instance_ptr(entity, id, instance)?;
+        if S::TRACED {
+            self.trace_get_by_id(entity, id, true);
+        }
         // SAFETY: `ptr` is the entity's initialised value of `id`, whose properties `field`
         // is one of; `&mut self` excludes every other access to it.
         let written = unsafe { field.write(ptr.as_ptr(), value) };

@@ -1,0 +1,402 @@
+//! [`Recorder`]: what a [`Traced`](super::Traced) storage keeps while a trace is recorded.
+
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+
+use hashbrown::HashMap;
+use parking_lot::Mutex;
+
+use super::format::{Op, OpWriter, QueryShape, Trace, TraceComponent};
+use super::world::Tally;
+use crate::change::{ChangeKind, ChangeStore, Reader};
+use crate::component::{ComponentId, Components};
+use crate::entity::Entity;
+
+/// The recording state of one world: off, or the trace being written.
+///
+/// Storage calls (`&mut` through the storage) reach it without locking; look-ups and query
+/// runs through a shared world take its lock, which only a recording world ever takes.
+#[derive(Default)]
+pub struct Recorder {
+    active: AtomicBool,
+    state: Mutex<State>,
+}
+
+/// The trace being written and the tables that turn the world's ids into the trace's.
+///
+/// # Invariants
+/// `components[i]` describes the component `component_index` maps to `i`; likewise for
+/// systems, sets and shapes. `ordinals` maps each held entity spawned (or found at the
+/// start) while recording to its ordinal, all below `next_ordinal`.
+#[derive(Default)]
+pub(crate) struct State {
+    components: Vec<TraceComponent>,
+    component_index: HashMap<ComponentId, u32>,
+    systems: Vec<String>,
+    system_index: HashMap<String, u32>,
+    sets: Vec<Vec<u32>>,
+    set_index: HashMap<Vec<u32>, u32>,
+    shapes: Vec<QueryShape>,
+    shape_index: HashMap<QueryShape, u32>,
+    ordinals: HashMap<Entity, u32>,
+    next_ordinal: u32,
+    /// This recording among every recording of the process (from 1), so a query state's
+    /// number from an earlier recording is not taken for one of this.
+    recording: u32,
+    /// The query states numbered so far (see [`Op::Query`]'s `state`).
+    query_states: u32,
+    /// A reader of each tracked component's *changed* log, for the marks the ops do not
+    /// show (see [`Op::Changed`]).
+    change_readers: Vec<(ComponentId, Reader)>,
+    system: Option<u32>,
+    /// The capture frames already written, when recording for a [`super::capture`].
+    captured_frames: Option<u64>,
+    /// The query runs under way, in the order they began: their ops are written at the
+    /// next op through `&mut` (or a system boundary), when their runs are over. Boxed, so
+    /// a run's iterator can count into its tally while the list grows.
+    #[allow(clippy::vec_box)]
+    // the boxes stay put while the list grows: iterators count into them
+    open: Vec<Box<Tally>>,
+    /// How many of `open` have had their op written (through `&self`: the boxes stay
+    /// until the next `&mut`, as iterators may still point into them).
+    written: usize,
+    ops: OpWriter,
+}
+
+impl Recorder {
+    /// Whether a trace is being recorded.
+    #[inline]
+    pub fn is_active(&self) -> bool {
+        self.active.load(Ordering::Relaxed)
+    }
+
+    /// Starts a fresh trace (what was recorded before is dropped).
+    pub(crate) fn start(&mut self) {
+        static RECORDINGS: AtomicU32 = AtomicU32::new(1);
+        *self.state.get_mut() = State {
+            next_ordinal: 1,
+            recording: RECORDINGS.fetch_add(1, Ordering::Relaxed),
+            ..State::default()
+        };
+        *self.active.get_mut() = true;
+    }
+
+    /// A recorder already recording, for a storage created inside a
+    /// [`capture`](super::capture) (`None` outside one).
+    pub(crate) fn captured() -> Option<Recorder> {
+        let frames = super::capture::frames()?;
+        let mut recorder = Recorder::default();
+        recorder.start();
+        recorder.state.get_mut().captured_frames = Some(frames);
+        Some(recorder)
+    }
+
+    /// Hands the trace to the capture the recorder was made for, if it still records.
+    pub(crate) fn hand_to_capture(&mut self) {
+        if *self.active.get_mut() && self.state.get_mut().captured_frames.is_some() {
+            let trace = self.finish();
+            super::capture::collect(trace);
+        }
+    }
+
+    /// Stops recording and hands out the trace.
+    pub(crate) fn finish(&mut self) -> Trace {
+        *self.active.get_mut() = false;
+        let state = self.state.get_mut();
+        state.close_queries();
+        state.catch_up_frames();
+        std::mem::take(state).into_trace()
+    }
+
+    /// Runs `f` on the state through `&mut self` (no lock), if recording.
+    #[inline]
+    pub(crate) fn with_mut(&mut self, f: impl FnOnce(&mut State)) {
+        if *self.active.get_mut() {
+            let state = self.state.get_mut();
+            state.close_queries();
+            state.catch_up_frames();
+            f(state);
+        }
+    }
+
+    /// The state through `&mut self` (no lock), if recording.
+    #[inline]
+    pub(crate) fn state_if_active(&mut self) -> Option<&mut State> {
+        match *self.active.get_mut() {
+            true => {
+                let state = self.state.get_mut();
+                state.close_queries();
+                state.catch_up_frames();
+                Some(state)
+            }
+            false => None,
+        }
+    }
+
+    /// Runs `f` on the state through a shared reference (locked), if recording.
+    #[inline]
+    pub(crate) fn with(&self, f: impl FnOnce(&mut State)) {
+        if self.is_active() {
+            let mut state = self.state.lock();
+            state.write_finished_queries();
+            state.catch_up_frames();
+            f(&mut state);
+        }
+    }
+}
+
+/// A system's name without its generic arguments: `mover<World<Traced<Sparse>>>` is
+/// `mover`, so a generic system's name, and the trace, do not depend on the backend.
+fn without_generics(name: &str) -> String {
+    let mut depth = 0usize;
+    name.chars()
+        .filter(|&c| {
+            match c {
+                '<' => depth += 1,
+                '>' => depth = depth.saturating_sub(1),
+                _ => return depth == 0,
+            }
+            false
+        })
+        .collect()
+}
+
+impl State {
+    fn into_trace(self) -> Trace {
+        Trace {
+            components: self.components,
+            systems: self.systems,
+            sets: self.sets,
+            shapes: self.shapes,
+            frames: self.ops.frames,
+            op_count: self.ops.count,
+            ops: self.ops.bytes,
+        }
+    }
+
+    /// The trace's index of component `id` (registered in `components`), added to the
+    /// table on first use.
+    pub(crate) fn component(&mut self, id: ComponentId, components: &Components) -> u32 {
+        if let Some(&index) = self.component_index.get(&id) {
+            return index;
+        }
+        let info = components.info(id);
+        let index = self.components.len() as u32;
+        self.components.push(TraceComponent {
+            name: components.short_name(id),
+            size: info.layout().size() as u32,
+            align: info.layout().align() as u32,
+            storage: info.storage(),
+            tracks_changes: info.tracks_changes(),
+        });
+        self.component_index.insert(id, index);
+        index
+    }
+
+    /// The trace's index of a component already in the table (a removal or look-up can
+    /// only name one that was stored, so added, while recording).
+    pub(crate) fn known_component(&self, id: ComponentId) -> Option<u32> {
+        self.component_index.get(&id).copied()
+    }
+
+    /// The index of the set of `ids`, added on first use.
+    pub(crate) fn set(&mut self, ids: &[ComponentId], components: &Components) -> u32 {
+        let mut set: Vec<u32> = ids
+            .iter()
+            .map(|&id| self.component(id, components))
+            .collect();
+        set.sort_unstable();
+        set.dedup();
+        if let Some(&index) = self.set_index.get(&set) {
+            return index;
+        }
+        let index = self.sets.len() as u32;
+        self.sets.push(set.clone());
+        self.set_index.insert(set, index);
+        index
+    }
+
+    /// The index of `shape`, added on first use.
+    pub(crate) fn shape(&mut self, shape: QueryShape) -> u32 {
+        if let Some(&index) = self.shape_index.get(&shape) {
+            return index;
+        }
+        let index = self.shapes.len() as u32;
+        self.shapes.push(shape.clone());
+        self.shape_index.insert(shape, index);
+        index
+    }
+
+    /// The number of the query state whose trace number lives in `slot` (a state's
+    /// [`ChangeRun`](crate::change::ChangeRun) holds it): its number in this recording,
+    /// given now if it has none yet.
+    pub(crate) fn query_state(&mut self, slot: &AtomicU64) -> u32 {
+        let held = slot.load(Ordering::Relaxed);
+        if (held >> 32) as u32 == self.recording {
+            return held as u32;
+        }
+        self.query_states += 1;
+        let number = self.query_states;
+        slot.store(
+            (u64::from(self.recording) << 32) | u64::from(number),
+            Ordering::Relaxed,
+        );
+        number
+    }
+
+    /// Begins counting a run of `shape` by query state `state` (0: any), `repeat` when it
+    /// iterates the window of the state's previous run again; the tally is written when
+    /// the run is over.
+    pub(crate) fn open_query(&mut self, shape: u32, state: u32, repeat: bool) -> *const Tally {
+        let tally = Box::new(Tally::new(shape, state, repeat));
+        let ptr: *const Tally = &*tally;
+        self.open.push(tally);
+        ptr
+    }
+
+    /// Writes the ops of the query runs not written yet, in the order they began.
+    fn write_queries(&mut self) {
+        while self.written < self.open.len() {
+            let op = self.open[self.written].op();
+            self.ops.push(op);
+            self.written += 1;
+        }
+    }
+
+    /// Writes the ops of the query runs that reached their end, up to the first still
+    /// under way: an op through a shared world (a look-up, another run) then follows the
+    /// runs it followed in the program. A run left early is only known to be over at the
+    /// next `&mut`, so look-ups made after it but before that are written before it (a
+    /// replay takes the same rows either way: they only read, or mark changes it skips).
+    fn write_finished_queries(&mut self) {
+        while self.written < self.open.len() && self.open[self.written].is_complete() {
+            let op = self.open[self.written].op();
+            self.ops.push(op);
+            self.written += 1;
+        }
+    }
+
+    /// Writes the open query runs' ops and frees their tallies: through `&mut`, so no run
+    /// is under way any more.
+    fn close_queries(&mut self) {
+        self.write_queries();
+        self.open.clear();
+        self.written = 0;
+    }
+
+    /// Records that the ops that follow come from system `name` (`None`: from outside any
+    /// system), if that changes anything. The previous system's query runs are over: their
+    /// ops come first.
+    pub(crate) fn enter_system(&mut self, name: Option<&str>) {
+        self.write_queries();
+        let name = name.map(without_generics);
+        let index = name
+            .as_deref()
+            .map(|name| match self.system_index.get(name) {
+                Some(&i) => i,
+                None => {
+                    let i = self.systems.len() as u32;
+                    self.systems.push(name.to_owned());
+                    self.system_index.insert(name.to_owned(), i);
+                    i
+                }
+            });
+        if index != self.system {
+            self.system = index;
+            self.ops.push(Op::System(index));
+        }
+    }
+
+    /// Writes an [`Op::Changed`] for each entity whose tracked component was marked
+    /// changed since the last call (reading every *changed* log of `changes`, and from now
+    /// on the ones it had no reader of yet), and still holds it.
+    pub(crate) fn record_changes(
+        &mut self,
+        changes: &ChangeStore,
+        components: &Components,
+        holds: impl Fn(Entity, ComponentId) -> bool,
+    ) {
+        for (id, logs) in changes.tracked() {
+            if !self.change_readers.iter().any(|(of, _)| *of == id) {
+                let reader = logs.get(ChangeKind::Changed).lock().register_reader();
+                self.change_readers.push((id, reader));
+            }
+        }
+        let mut marked = Vec::new();
+        for (id, reader) in &mut self.change_readers {
+            let Some(log) = changes.log(*id, ChangeKind::Changed) else {
+                continue;
+            };
+            let mut inner = log.lock();
+            let (from, to) = inner.advance(reader);
+            marked.extend(inner.window(from, to).map(|(_, e)| (e, *id)));
+        }
+        for (entity, id) in marked {
+            let ordinal = self.ordinal(entity);
+            if ordinal != 0 && holds(entity, id) {
+                let component = self.component(id, components);
+                self.ops.push(Op::Changed {
+                    entity: ordinal,
+                    component,
+                });
+            }
+        }
+    }
+
+    /// Gives `entity`, just stored, the next ordinal.
+    pub(crate) fn spawned(&mut self, entity: Entity) {
+        let ordinal = self.next_ordinal;
+        self.next_ordinal += 1;
+        self.ordinals.insert(entity, ordinal);
+    }
+
+    /// `entity`'s ordinal, 0 when the trace never spawned it.
+    pub(crate) fn ordinal(&self, entity: Entity) -> u32 {
+        self.ordinals.get(&entity).copied().unwrap_or(0)
+    }
+
+    /// Forgets a despawned entity, answering its ordinal (0 when it had none).
+    pub(crate) fn despawned(&mut self, entity: Entity) -> u32 {
+        self.ordinals.remove(&entity).unwrap_or(0)
+    }
+
+    /// Forgets every entity (a cleared storage).
+    pub(crate) fn cleared(&mut self) {
+        self.ordinals.clear();
+    }
+
+    /// Appends an op.
+    #[inline]
+    pub(crate) fn push(&mut self, op: Op) {
+        self.ops.push(op);
+    }
+
+    /// Writes the frames a [`super::capture`] marked since the last op.
+    #[inline]
+    fn catch_up_frames(&mut self) {
+        if let Some(seen) = self.captured_frames {
+            let now = super::capture::frames().unwrap_or(seen);
+            for _ in seen..now {
+                self.ops.push(Op::Frame);
+            }
+            self.captured_frames = Some(now.max(seen));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_generics;
+
+    #[test]
+    fn system_names_lose_their_generic_arguments() {
+        assert_eq!(
+            without_generics("game::mover<ecs::Traced<ecs::Sparse>>"),
+            "game::mover"
+        );
+        assert_eq!(
+            without_generics("a::b<X<Y>, Z>::{closure#2}"),
+            "a::b::{closure#2}"
+        );
+        assert_eq!(without_generics("main::{closure#20}"), "main::{closure#20}");
+    }
+}
