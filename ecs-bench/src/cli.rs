@@ -9,6 +9,8 @@
 //! ecs-bench report --update-docs  # full report, then README/guide numbers regenerated from it
 //! ecs-bench docs --check          # the docs' numbers match docs/report.json (CI)
 //! ecs-bench list
+//! ecs-bench replay game.trace --sparse Poisoned,Stunned   # a program's own trace
+//! ecs-bench trace-workload community/add_remove add_remove.trace
 //! ```
 //!
 //! A program that defines its own workloads (generic over the storage, see
@@ -59,6 +61,14 @@ enum Command {
     Docs(DocsArgs),
     /// List workloads and runners.
     List,
+    /// Replay a recorded trace on every backend and layout, checking that each replay does
+    /// what the program did; writes replay.md, replay.json and replay.svg.
+    #[cfg(feature = "replay")]
+    Replay(crate::replay::command::ReplayArgs),
+    /// Record one of the workloads as a trace file (its set-up and a few runs), to replay
+    /// with `replay`.
+    #[cfg(feature = "replay")]
+    TraceWorkload(crate::replay::command::TraceWorkloadArgs),
 }
 
 #[derive(Args)]
@@ -185,6 +195,10 @@ pub fn main(suite: Suite) -> ExitCode {
             list(suite);
             Ok(true)
         }
+        #[cfg(feature = "replay")]
+        Command::Replay(args) => crate::replay::command::run_replay(args),
+        #[cfg(feature = "replay")]
+        Command::TraceWorkload(args) => crate::replay::command::run_trace_workload(suite, args),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

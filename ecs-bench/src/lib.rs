@@ -23,6 +23,8 @@ pub mod cli;
 pub mod components;
 pub mod counts;
 pub mod peers;
+#[cfg(feature = "replay")]
+pub mod replay;
 pub mod report;
 pub mod storages;
 pub mod workload;

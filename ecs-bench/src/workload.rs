@@ -335,6 +335,13 @@ pub trait DynWorkload: Send + Sync {
     fn info(&self) -> &WorkloadInfo;
     /// Sets it up for `runner`; `None` when the runner does not run this workload.
     fn prepare_on(&self, runner: Runner, size: usize) -> Option<Box<dyn Prepared>>;
+    /// Sets it up on the archetype backend able to record a trace
+    /// (`Traced<ArchetypeStorage>`: see `ecs_core::trace::capture`); `None` when it does
+    /// not run on that backend. The default: `None`.
+    fn prepare_traced(&self, size: usize) -> Option<Box<dyn Prepared>> {
+        let _ = size;
+        None
+    }
 }
 
 struct PrepareOn<'a, W> {
@@ -366,6 +373,14 @@ impl<W: Workload> DynWorkload for W {
             Runner::Baseline => self.prepare_baseline(size),
             Runner::Peer(peer) => peer.prepare(Workload::info(self).builtin?, size),
         }
+    }
+
+    #[cfg(feature = "replay")]
+    fn prepare_traced(&self, size: usize) -> Option<Box<dyn Prepared>> {
+        let backend = Runner::Backend(crate::backend::Backend::Archetype);
+        Workload::info(self)
+            .runs_on(backend)
+            .then(|| self.prepare::<ecs_core::trace::Traced<ecs_archetype::ArchetypeStorage>>(size))
     }
 }
 

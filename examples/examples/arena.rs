@@ -296,6 +296,7 @@ fn tick(mut frame: ResMut<Frame>) {
 /// Plays `frames` frames and returns what the game printed.
 pub fn run(frames: u32) -> String {
     let mut world = World::new();
+    examples::trace::start(&mut world);
     world.insert_resource(Frame(0));
     world.insert_resource(Ceasefire(false));
     world.insert_resource(Log::default());
@@ -336,8 +337,9 @@ pub fn run(frames: u32) -> String {
     }
 
     for _ in 0..frames {
-        schedule.run(&mut world);
+        schedule.run(&mut world); // a frame of the trace, when recording
     }
+    examples::trace::finish(&mut world);
     let mut log = std::mem::take(&mut world.resource_mut::<Log>().unwrap().0);
     match world.query_single_filtered::<&Name, With<Carrier>>() {
         Ok(name) => writeln!(log, "the last carrier standing: {}", name.0).unwrap(),

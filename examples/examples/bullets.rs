@@ -89,10 +89,12 @@ pub fn run(size: Size, echo: bool) -> String {
         count(every)
     ));
     let mut world = World::new();
+    examples::trace::start(&mut world);
     let (mut tally, mut expired) = (Tally::default(), Vec::new());
     let mut clock = Instant::now();
     for number in 1..=frames {
         frame(&mut world, number, &mut tally, &mut expired);
+        world.trace_frame();
         if number % every == 0 {
             out.line(format!(
                 "frame {:>6}: {:>6} bullets alive, {:>9} fired, {:>9} despawned",
@@ -118,6 +120,7 @@ pub fn run(size: Size, echo: bool) -> String {
         bytes_per_bullet,
         count(world.len() as u64)
     ));
+    examples::trace::finish(&mut world);
     out.line("where the memory went at the last frame:");
     out.backend(world.layout());
     out.finish()

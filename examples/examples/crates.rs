@@ -72,6 +72,7 @@ pub fn run(size: Size, echo: bool) -> String {
         crates.step();
         render(&mut crates, Render::Changed, &mut changed);
         render(&mut crates, Render::Scan, &mut scan);
+        ecs::ecs_core::trace::frame(); // a frame of the trace, when recording
     }
     let describe = |cost: &Cost| {
         cost.drawn_every_frame()
@@ -106,5 +107,6 @@ fn count(n: usize) -> String {
 }
 
 fn main() {
-    run(Size::from_env_and_args(), true);
+    // The world is built inside `Crates`: `--trace FILE` records it from its creation.
+    examples::trace::capture(|| run(Size::from_env_and_args(), true));
 }

@@ -92,6 +92,7 @@ fn node(world: &mut World, parent: Entity, name: &'static str, x: i32, y: i32) -
 pub fn run() -> String {
     let mut out = String::new();
     let mut world = World::new();
+    examples::trace::start(&mut world);
     let mut moved = world.query_state::<&Name, Changed<ChildOf>>().unwrap();
 
     let sun = world.spawn((Name("sun"), Local(0, 0), Global::default()));
@@ -133,6 +134,7 @@ pub fn run() -> String {
         .collect();
     writeln!(out, "children of the sun: {}", children.join(", ")).unwrap();
     writeln!(out, "{} entities", world.len()).unwrap();
+    examples::trace::finish(&mut world);
     out
 }
 

@@ -233,6 +233,7 @@ fn report(world: &mut World, out: &mut String) {
 fn simulate(world: &mut World, ticks: u32, out: &mut String) {
     for _ in 0..ticks {
         step(world);
+        world.trace_frame();
         if world.resource::<Tick>().unwrap().0 % 5 == 0 {
             report(world, out);
         }
@@ -267,7 +268,9 @@ pub fn run() -> String {
     let mut out = String::new();
     let mut straight = String::new();
     let mut world = setup();
+    examples::trace::start(&mut world);
     simulate(&mut world, 20, &mut straight);
+    examples::trace::finish(&mut world);
     out.push_str("-- a run that never saves\n");
     out.push_str(&straight);
 

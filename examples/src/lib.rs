@@ -13,6 +13,85 @@
 //! Each runs at full size by default and at a reduced size with `--small` or
 //! `ECS_EXAMPLE_SIZE=small` (what CI and the tests use).
 
+pub mod trace {
+    //! `--trace FILE`, which every example that runs a simulation takes: it records what
+    //! the program does to its world and writes the trace for `ecs-bench replay FILE`,
+    //! which replays it on every backend and layout. Recording needs the facade's `trace`
+    //! feature (this crate's default); the examples' output does not change.
+
+    use std::path::PathBuf;
+
+    use ecs::World;
+
+    /// The file given with `--trace FILE` (or `--trace=FILE`), if any.
+    pub fn requested() -> Option<PathBuf> {
+        let mut args = std::env::args().skip(1);
+        while let Some(arg) = args.next() {
+            if arg == "--trace" {
+                return args.next().map(PathBuf::from);
+            }
+            if let Some(path) = arg.strip_prefix("--trace=") {
+                return Some(path.into());
+            }
+        }
+        None
+    }
+
+    /// Starts recording `world` when the program was given `--trace FILE`; exits with a
+    /// message when the world cannot record (built without the `trace` feature).
+    pub fn start(world: &mut World) {
+        if requested().is_none() {
+            return;
+        }
+        if let Err(err) = world.start_trace() {
+            eprintln!("--trace: {err}");
+            std::process::exit(2);
+        }
+    }
+
+    /// Writes the trace to the file of `--trace FILE`, if the program was given one.
+    pub fn finish(world: &mut World) {
+        if requested().is_none() {
+            return;
+        }
+        match world.finish_trace() {
+            Ok(trace) => write(&trace),
+            Err(err) => eprintln!("--trace: {err}"),
+        }
+    }
+
+    /// Runs `f` and, when the program was given `--trace FILE`, records the worlds it
+    /// builds (for an example whose world is built out of its reach) and writes the trace
+    /// of the last one dropped. Frames are marked with `ecs::ecs_core::trace::frame()`.
+    pub fn capture<R>(f: impl FnOnce() -> R) -> R {
+        if requested().is_none() {
+            return f();
+        }
+        let (out, traces) = ecs::ecs_core::trace::capture(f);
+        match traces.last() {
+            Some(trace) => write(trace),
+            None => {
+                eprintln!("--trace: no world was recorded (built without the `trace` feature?)")
+            }
+        }
+        out
+    }
+
+    fn write(trace: &ecs::ecs_core::trace::Trace) {
+        let Some(path) = requested() else { return };
+        match std::fs::write(&path, trace.to_bytes()) {
+            Ok(()) => eprintln!(
+                "trace: {} ops ({} bytes), {} frames -> {}",
+                trace.op_count(),
+                trace.op_bytes(),
+                trace.frames(),
+                path.display()
+            ),
+            Err(err) => eprintln!("--trace: writing {}: {err}", path.display()),
+        }
+    }
+}
+
 pub mod story {
     //! The output and size conventions of the story examples (see the crate docs).
 
