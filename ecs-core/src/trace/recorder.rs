@@ -50,15 +50,14 @@ pub(crate) struct State {
     system: Option<u32>,
     /// The capture frames already written, when recording for a [`super::capture`].
     captured_frames: Option<u64>,
-    /// The query runs under way, in the order they began: their ops are written at the
-    /// next op through `&mut` (or a system boundary), when their runs are over. Boxed, so
-    /// a run's iterator can count into its tally while the list grows.
+    /// The query runs begun since the last op through `&mut`, in the order they began.
+    /// Boxed, so a run's iterator can count into its tally while the list grows; freed
+    /// only through `&mut`, when no run is under way.
     #[allow(clippy::vec_box)]
     // the boxes stay put while the list grows: iterators count into them
     open: Vec<Box<Tally>>,
-    /// How many of `open` have had their op written (through `&self`: the boxes stay
-    /// until the next `&mut`, as iterators may still point into them).
-    written: usize,
+    /// The runs of `open` whose op is not written yet, in the order they began.
+    pending: Vec<usize>,
     ops: OpWriter,
 }
 
@@ -249,30 +248,35 @@ impl State {
     pub(crate) fn open_query(&mut self, shape: u32, state: u32, repeat: bool) -> *const Tally {
         let tally = Box::new(Tally::new(shape, state, repeat));
         let ptr: *const Tally = &*tally;
+        self.pending.push(self.open.len());
         self.open.push(tally);
         ptr
     }
 
     /// Writes the ops of the query runs not written yet, in the order they began.
     fn write_queries(&mut self) {
-        while self.written < self.open.len() {
-            let op = self.open[self.written].op();
+        for i in std::mem::take(&mut self.pending) {
+            let op = self.open[i].op();
             self.ops.push(op);
-            self.written += 1;
         }
     }
 
-    /// Writes the ops of the query runs that reached their end, up to the first still
-    /// under way: an op through a shared world (a look-up, another run) then follows the
-    /// runs it followed in the program. A run left early is only known to be over at the
-    /// next `&mut`, so look-ups made after it but before that are written before it (a
-    /// replay takes the same rows either way: they only read, or mark changes it skips).
+    /// Writes the ops of the query runs that reached their end, in the order they began:
+    /// an op through a shared world (a look-up, another run) then follows the runs it
+    /// followed in the program. A run left early is only known to be over at the next
+    /// `&mut` (or the next change mark, see [`State::record_changes`]), so look-ups made
+    /// after it but before that are written before it (a replay takes no fewer rows for
+    /// it: look-ups only read).
     fn write_finished_queries(&mut self) {
-        while self.written < self.open.len() && self.open[self.written].is_complete() {
-            let op = self.open[self.written].op();
-            self.ops.push(op);
-            self.written += 1;
-        }
+        let open = &self.open;
+        let ops = &mut self.ops;
+        self.pending.retain(|&i| match open[i].is_complete() {
+            true => {
+                ops.push(open[i].op());
+                false
+            }
+            false => true,
+        });
     }
 
     /// Writes the open query runs' ops and frees their tallies: through `&mut`, so no run
@@ -280,7 +284,6 @@ impl State {
     fn close_queries(&mut self) {
         self.write_queries();
         self.open.clear();
-        self.written = 0;
     }
 
     /// Records that the ops that follow come from system `name` (`None`: from outside any
@@ -329,6 +332,11 @@ impl State {
             let mut inner = log.lock();
             let (from, to) = inner.advance(reader);
             marked.extend(inner.window(from, to).map(|(_, e)| (e, *id)));
+        }
+        if !marked.is_empty() {
+            // A run begun before these marks must replay before them too, even one left
+            // early (written with the rows taken so far: a replay takes at least those).
+            self.write_queries();
         }
         for (entity, id) in marked {
             let ordinal = self.ordinal(entity);
