@@ -314,7 +314,7 @@ impl<S: Storage> Descendants<'_, S> {
     /// Both links of `at` (an entity of the walk; `ids` the walk's): its first child and its
     /// `ChildOf`, read through the arrays the walk remembers when `at` is in the chunk read
     /// last (see [`LinkRows`]), else through its place, remembering that chunk's arrays.
-    #[inline]
+    #[inline(always)]
     fn links(&mut self, ids: LinkIds, at: Entity) -> (Option<Entity>, Option<Link>) {
         let Some(place) = self.world.storage().place(at) else {
             return (None, None);
