@@ -30,14 +30,16 @@ pub struct Recorder {
 #[derive(Default)]
 pub(crate) struct State {
     components: Vec<TraceComponent>,
-    component_index: HashMap<ComponentId, u32>,
+    /// By the world's component index: the trace's index plus one (0: not in the trace).
+    component_index: Vec<u32>,
     systems: Vec<String>,
     system_index: HashMap<String, u32>,
     sets: Vec<Vec<u32>>,
     set_index: HashMap<Vec<u32>, u32>,
     shapes: Vec<QueryShape>,
     shape_index: HashMap<QueryShape, u32>,
-    ordinals: HashMap<Entity, u32>,
+    /// By entity index: the generation held and its ordinal (0: none).
+    ordinals: Vec<(u32, u32)>,
     next_ordinal: u32,
     /// This recording among every recording of the process (from 1), so a query state's
     /// number from an earlier recording is not taken for one of this.
@@ -175,7 +177,7 @@ impl State {
     /// The trace's index of component `id` (registered in `components`), added to the
     /// table on first use.
     pub(crate) fn component(&mut self, id: ComponentId, components: &Components) -> u32 {
-        if let Some(&index) = self.component_index.get(&id) {
+        if let Some(index) = self.known_component(id) {
             return index;
         }
         let info = components.info(id);
@@ -187,14 +189,20 @@ impl State {
             storage: info.storage(),
             tracks_changes: info.tracks_changes(),
         });
-        self.component_index.insert(id, index);
+        if self.component_index.len() <= id.index() {
+            self.component_index.resize(id.index() + 1, 0);
+        }
+        self.component_index[id.index()] = index + 1;
         index
     }
 
     /// The trace's index of a component already in the table (a removal or look-up can
     /// only name one that was stored, so added, while recording).
     pub(crate) fn known_component(&self, id: ComponentId) -> Option<u32> {
-        self.component_index.get(&id).copied()
+        match self.component_index.get(id.index()) {
+            Some(&plus_one) if plus_one > 0 => Some(plus_one - 1),
+            _ => None,
+        }
     }
 
     /// The index of the set of `ids`, added on first use.
@@ -268,6 +276,10 @@ impl State {
     /// after it but before that are written before it (a replay takes no fewer rows for
     /// it: look-ups only read).
     fn write_finished_queries(&mut self) {
+        // Most calls come while one run is under way and none has ended: nothing to write.
+        if !self.pending.iter().any(|&i| self.open[i].is_complete()) {
+            return;
+        }
         let open = &self.open;
         let ops = &mut self.ops;
         self.pending.retain(|&i| match open[i].is_complete() {
@@ -354,17 +366,28 @@ impl State {
     pub(crate) fn spawned(&mut self, entity: Entity) {
         let ordinal = self.next_ordinal;
         self.next_ordinal += 1;
-        self.ordinals.insert(entity, ordinal);
+        let index = entity.index() as usize;
+        if self.ordinals.len() <= index {
+            self.ordinals.resize(index + 1, (0, 0));
+        }
+        self.ordinals[index] = (entity.generation(), ordinal);
     }
 
     /// `entity`'s ordinal, 0 when the trace never spawned it.
     pub(crate) fn ordinal(&self, entity: Entity) -> u32 {
-        self.ordinals.get(&entity).copied().unwrap_or(0)
+        match self.ordinals.get(entity.index() as usize) {
+            Some(&(generation, ordinal)) if generation == entity.generation() => ordinal,
+            _ => 0,
+        }
     }
 
     /// Forgets a despawned entity, answering its ordinal (0 when it had none).
     pub(crate) fn despawned(&mut self, entity: Entity) -> u32 {
-        self.ordinals.remove(&entity).unwrap_or(0)
+        let ordinal = self.ordinal(entity);
+        if ordinal != 0 {
+            self.ordinals[entity.index() as usize] = (0, 0);
+        }
+        ordinal
     }
 
     /// Forgets every entity (a cleared storage).

@@ -206,13 +206,25 @@ pub(crate) fn trace_query_get<S: Storage>(
     access: &Access,
     entity: Entity,
 ) {
-    for slot in descriptor.slots() {
-        let write = access.writes().contains(&slot.component);
-        if write || access.reads().contains(&slot.component) {
-            let found = world.storage().contains(entity, slot.component);
-            trace_get(world, entity, Some(slot.component), write, found);
+    let Some(recorder) = world.storage().recorder() else {
+        return;
+    };
+    // One lock for every component it fetches.
+    recorder.with(|state| {
+        let ordinal = state.ordinal(entity);
+        for slot in descriptor.slots() {
+            let write = access.writes().contains(&slot.component);
+            if write || access.reads().contains(&slot.component) {
+                let op = Op::Get {
+                    entity: ordinal,
+                    component: state.component(slot.component, world.components()),
+                    write,
+                    found: world.storage().contains(entity, slot.component),
+                };
+                state.push(op);
+            }
         }
-    }
+    });
 }
 
 /// The items a program takes from one query run, counted as it takes them. The recorder
@@ -240,13 +252,14 @@ impl Tally {
     /// Counts one `next`: an item taken, or the end of the run reached.
     #[inline]
     pub(crate) fn took(&self, item: bool) {
+        // One iterator counts into a tally, on one thread (a recorded `par_for_each` runs
+        // sequentially): a plain load and store, not a locked add.
         match item {
-            true => self.rows.fetch_add(1, Ordering::Relaxed),
-            false => {
-                self.complete.store(true, Ordering::Relaxed);
-                0
-            }
-        };
+            true => self
+                .rows
+                .store(self.rows.load(Ordering::Relaxed) + 1, Ordering::Relaxed),
+            false => self.complete.store(true, Ordering::Relaxed),
+        }
     }
 
     /// Counts `rows` items and the end of the run (a whole fold).
