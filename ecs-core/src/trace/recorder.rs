@@ -33,6 +33,7 @@ pub(crate) struct State {
     /// By the world's component index: the trace's index plus one (0: not in the trace).
     component_index: Vec<u32>,
     systems: Vec<String>,
+    #[cfg(feature = "schedule")]
     system_index: HashMap<String, u32>,
     sets: Vec<Vec<u32>>,
     set_index: HashMap<Vec<u32>, u32>,
@@ -49,6 +50,7 @@ pub(crate) struct State {
     /// A reader of each tracked component's *changed* log, for the marks the ops do not
     /// show (see [`Op::Changed`]).
     change_readers: Vec<(ComponentId, Reader)>,
+    #[cfg(feature = "schedule")]
     system: Option<u32>,
     /// The capture frames already written, when recording for a [`super::capture`].
     captured_frames: Option<u64>,
@@ -147,6 +149,7 @@ impl Recorder {
 
 /// A system's name without its generic arguments: `mover<World<Traced<Sparse>>>` is
 /// `mover`, so a generic system's name, and the trace, do not depend on the backend.
+#[cfg(feature = "schedule")]
 fn without_generics(name: &str) -> String {
     let mut depth = 0usize;
     name.chars()
@@ -301,6 +304,7 @@ impl State {
     /// Records that the ops that follow come from system `name` (`None`: from outside any
     /// system), if that changes anything. The previous system's query runs are over: their
     /// ops come first.
+    #[cfg(feature = "schedule")]
     pub(crate) fn enter_system(&mut self, name: Option<&str>) {
         self.write_queries();
         let name = name.map(without_generics);
@@ -414,7 +418,7 @@ impl State {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "schedule"))]
 mod tests {
     use super::without_generics;
 

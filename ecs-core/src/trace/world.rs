@@ -98,6 +98,7 @@ impl<S: Storage> World<S> {
 
     /// Records that the ops that follow come from system `name` (`None`: from outside any
     /// system). What the schedule calls around each system while recording.
+    #[cfg(feature = "schedule")]
     pub(crate) fn trace_system(&self, name: Option<&str>) {
         if S::TRACED {
             if let Some(recorder) = self.storage().recorder() {

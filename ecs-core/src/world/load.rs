@@ -1,4 +1,4 @@
-//! The world's part of a snapshot load's commit (see [`crate::snapshot`]): entities added
+//! The world's part of a snapshot load's commit (and of `spawn_zeroed`): entities added
 //! with handles announced in advance, stored a run of rows at a time from columns of values.
 //!
 //! Between [`World::alloc_loaded`] and the [`World::store_loaded`] calls that store every
@@ -8,7 +8,9 @@
 use std::ops::Range;
 
 use super::World;
+#[cfg(feature = "serde")]
 use crate::component::ComponentId;
+#[cfg(feature = "serde")]
 use crate::entity::Entity;
 use crate::storage::{ColumnValues, Storage};
 
@@ -55,6 +57,7 @@ impl<S: Storage> World<S> {
 
     /// Enters loaded named instance `id` of `entity` in the entity index (the loader
     /// checked that no other component of the entity has its name).
+    #[cfg(feature = "serde")]
     pub(crate) fn index_loaded(&mut self, entity: Entity, id: ComponentId) {
         let instance = self
             .components

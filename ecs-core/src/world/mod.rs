@@ -9,7 +9,6 @@ mod entity_access;
 mod entity_ref;
 mod insert_remove;
 mod layout;
-#[cfg(feature = "serde")]
 mod load;
 mod named;
 mod properties;
