@@ -25,7 +25,7 @@
 //!
 //! | feature | adds | pulls in |
 //! |---|---|---|
-//! | `serde` | world snapshots ([`SnapshotRegistry`](ecs_core::snapshot::SnapshotRegistry), `MapEntities`) | serde |
+//! | `serde` | world snapshots ([`SnapshotRegistry`], `MapEntities`) | serde |
 //! | `parallel` | threads for `par_for_each` and the schedule; without it both run in order | rayon |
 //! | `schedule` | systems, their parameters (`Query`, `Res`, `Commands`, event readers) and the schedule | nothing |
 //!

@@ -4,9 +4,9 @@
 //! A trace holds *operations*, never values: the components the program used (name,
 //! size, alignment, declared storage, change tracking), then, in order, every spawn (with
 //! its component set; a batch is one op with a count), insert, remove, despawn, query run
-//! (its slots, change filters, and the number of items the program took), look-up
-//! (`get`, `get_mut`, a query's or an entity reference's `get`), frame boundary (each
-//! [`Schedule::run`](crate::Schedule::run), or [`World::trace_frame`]) and the system each
+//! (its slots, filter, query state and the number of items the program took), look-up
+//! (`get`, `get_mut`, a query's or an entity reference's `get`), change mark, frame boundary (each
+//! [`Schedule::run`](crate::Schedule::run), or [`World::trace_frame`](crate::World::trace_frame)) and the system each
 //! op came from. Any program can be traced, whatever its components hold.
 //!
 //! Recording needs the world's storage to be [`Traced<S>`] (the `ecs` facade's `trace`
@@ -49,7 +49,7 @@
 //! instance components inserted, removed and read), and a query run through
 //! `par_for_each` while recording runs on one thread.
 //!
-//! [`format`] documents the file.
+//! [`format`](mod@format) documents the file.
 
 mod capture;
 pub mod format;
