@@ -257,11 +257,12 @@ impl State {
     /// iterates the window of the state's previous run again; the tally is written when
     /// the run is over.
     pub(crate) fn open_query(&mut self, shape: u32, state: u32, repeat: bool) -> *const Tally {
-        let tally = Box::new(Tally::new(shape, state, repeat));
-        let ptr: *const Tally = &*tally;
         self.pending.push(self.open.len());
-        self.open.push(tally);
-        ptr
+        self.open.push(Box::new(Tally::new(shape, state, repeat)));
+        // Taken once the box is in place: moving a box asserts it is unique, which would
+        // void a pointer taken before.
+        let tally: &Tally = self.open.last().expect("just pushed");
+        tally
     }
 
     /// Writes the ops of the query runs not written yet, in the order they began.
