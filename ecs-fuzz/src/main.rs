@@ -205,6 +205,55 @@ fn report(ops: &[Op], mismatch: &Mismatch, shrink_seconds: f64, config: Config) 
     );
 }
 
+/// A progress callback for a mutation run: a line every 30 s.
+fn every_30_s(start: Instant) -> impl FnMut(u64) {
+    let mut next = Duration::from_secs(30);
+    move |done| {
+        if start.elapsed() >= next {
+            next += Duration::from_secs(30);
+            println!(
+                "progress: {done} inputs in {:.0} s",
+                start.elapsed().as_secs_f64()
+            );
+        }
+    }
+}
+
+/// Prints how a mutation run of `inputs` ended (`words`: what an accepted and a refused
+/// input are called); a failing input is written to `path`.
+fn report_inputs(
+    result: Result<u64, ecs_fuzz::snapshot::mutate::Failure>,
+    seed: u64,
+    inputs: u64,
+    start: Instant,
+    words: (&str, &str),
+    path: &str,
+) -> ExitCode {
+    match result {
+        Ok(accepted) => {
+            let secs = start.elapsed().as_secs_f64();
+            println!(
+                "done: {inputs} inputs in {secs:.1} s ({:.0}/s), {accepted} {}, {} {}, no panic",
+                inputs as f64 / secs.max(1e-9),
+                words.0,
+                inputs - accepted,
+                words.1
+            );
+            ExitCode::SUCCESS
+        }
+        Err(failure) => {
+            println!("FAILURE (seed 0x{seed:x}): {}", failure.message);
+            let written = std::fs::create_dir_all("target")
+                .and_then(|()| std::fs::write(path, &failure.input));
+            match written {
+                Ok(()) => println!("input written to {path}"),
+                Err(e) => println!("input ({e} writing {path}): {:?}", failure.input),
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// `ecs-fuzz trace [--inputs N] [--seed X]`.
 fn trace_fuzz() -> ExitCode {
     let mut inputs: u64 = 1_000_000;
@@ -224,39 +273,15 @@ fn trace_fuzz() -> ExitCode {
     }
     println!("ecs-fuzz trace: seed 0x{seed:x}, {inputs} inputs");
     let start = Instant::now();
-    let mut next_progress = Duration::from_secs(30);
-    let result = ecs_fuzz::trace::run(seed, inputs, |done| {
-        if start.elapsed() >= next_progress {
-            next_progress += Duration::from_secs(30);
-            println!(
-                "progress: {done} inputs in {:.0} s",
-                start.elapsed().as_secs_f64()
-            );
-        }
-    });
-    match result {
-        Ok(read) => {
-            let secs = start.elapsed().as_secs_f64();
-            println!(
-                "done: {inputs} inputs in {secs:.1} s ({:.0}/s), {read} read and replayed, {} \
-                 refused with an error, no panic",
-                inputs as f64 / secs.max(1e-9),
-                inputs - read
-            );
-            ExitCode::SUCCESS
-        }
-        Err(failure) => {
-            println!("FAILURE (seed 0x{seed:x}): {}", failure.message);
-            let path = "target/trace-failure.bin";
-            let written = std::fs::create_dir_all("target")
-                .and_then(|()| std::fs::write(path, &failure.input));
-            match written {
-                Ok(()) => println!("input written to {path}"),
-                Err(e) => println!("input ({e} writing {path}): {:?}", failure.input),
-            }
-            ExitCode::FAILURE
-        }
-    }
+    let result = ecs_fuzz::trace::run(seed, inputs, every_30_s(start));
+    report_inputs(
+        result,
+        seed,
+        inputs,
+        start,
+        ("read and replayed", "refused with an error"),
+        "target/trace-failure.bin",
+    )
 }
 
 /// `ecs-fuzz snapshot [--inputs N] [--seed X]`.
@@ -292,37 +317,13 @@ fn snapshot_fuzz() -> ExitCode {
     }
     println!("ecs-fuzz snapshot: seed 0x{seed:x}, {inputs} inputs");
     let start = Instant::now();
-    let mut next_progress = Duration::from_secs(30);
-    let result = ecs_fuzz::snapshot::mutate::run(seed, inputs, |done| {
-        if start.elapsed() >= next_progress {
-            next_progress += Duration::from_secs(30);
-            println!(
-                "progress: {done} inputs in {:.0} s",
-                start.elapsed().as_secs_f64()
-            );
-        }
-    });
-    match result {
-        Ok(loaded) => {
-            let secs = start.elapsed().as_secs_f64();
-            println!(
-                "done: {inputs} inputs in {secs:.1} s ({:.0}/s), {loaded} loaded, {} refused \
-                 with the world unchanged, no panic",
-                inputs as f64 / secs.max(1e-9),
-                inputs - loaded
-            );
-            ExitCode::SUCCESS
-        }
-        Err(failure) => {
-            println!("FAILURE (seed 0x{seed:x}): {}", failure.message);
-            let path = "target/snapshot-failure.bin";
-            let written = std::fs::create_dir_all("target")
-                .and_then(|()| std::fs::write(path, &failure.input));
-            match written {
-                Ok(()) => println!("input written to {path}"),
-                Err(e) => println!("input ({e} writing {path}): {:?}", failure.input),
-            }
-            ExitCode::FAILURE
-        }
-    }
+    let result = ecs_fuzz::snapshot::mutate::run(seed, inputs, every_30_s(start));
+    report_inputs(
+        result,
+        seed,
+        inputs,
+        start,
+        ("loaded", "refused with the world unchanged"),
+        "target/snapshot-failure.bin",
+    )
 }
