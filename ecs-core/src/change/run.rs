@@ -93,6 +93,8 @@ pub struct ChangeRun {
     /// The query state's number in the trace being recorded (recording in the high half,
     /// number in the low; 0: none yet). Only a recording world's runs read or write it.
     trace_number: AtomicU64,
+    /// The query's shape index in the trace being recorded (same packing).
+    trace_shape: AtomicU64,
     /// Whether a run began since a trace last counted one (a system's query may iterate
     /// one run's window several times). Only a recording world's runs read it.
     began: AtomicBool,
@@ -124,6 +126,7 @@ impl ChangeRun {
             candidates: Vec::new(),
             driving: Vec::new(),
             trace_number: AtomicU64::new(0),
+            trace_shape: AtomicU64::new(0),
             began: AtomicBool::new(false),
         }
     }
@@ -131,6 +134,11 @@ impl ChangeRun {
     /// Where a recording keeps this state's number in its trace.
     pub(crate) fn trace_number(&self) -> &AtomicU64 {
         &self.trace_number
+    }
+
+    /// Where a recording keeps this query's shape index in its trace.
+    pub(crate) fn trace_shape(&self) -> &AtomicU64 {
+        &self.trace_shape
     }
 
     /// Whether a run began since the last call (a trace's query op then starts a new

@@ -240,17 +240,27 @@ impl State {
     /// [`ChangeRun`](crate::change::ChangeRun) holds it): its number in this recording,
     /// given now if it has none yet.
     pub(crate) fn query_state(&mut self, slot: &AtomicU64) -> u32 {
-        let held = slot.load(Ordering::Relaxed);
-        if (held >> 32) as u32 == self.recording {
-            return held as u32;
+        if let Some(number) = self.remembered(slot) {
+            return number;
         }
         self.query_states += 1;
-        let number = self.query_states;
+        self.remember(slot, self.query_states);
+        self.query_states
+    }
+
+    /// What `slot` remembers for this recording (see [`State::remember`]).
+    pub(crate) fn remembered(&self, slot: &AtomicU64) -> Option<u32> {
+        let held = slot.load(Ordering::Relaxed);
+        ((held >> 32) as u32 == self.recording).then_some(held as u32)
+    }
+
+    /// Makes `slot` (kept by a query state) remember `value` for this recording: a value
+    /// an earlier recording left is never taken for one of this.
+    pub(crate) fn remember(&self, slot: &AtomicU64, value: u32) {
         slot.store(
-            (u64::from(self.recording) << 32) | u64::from(number),
+            (u64::from(self.recording) << 32) | u64::from(value),
             Ordering::Relaxed,
         );
-        number
     }
 
     /// Begins counting a run of `shape` by query state `state` (0: any), `repeat` when it

@@ -301,10 +301,18 @@ pub(crate) fn tally<'w, S: Storage>(
     if !recorder.is_active() {
         return None;
     }
-    let conditions = conditions();
     let mut tally = None;
     recorder.with(|state| {
-        let shape = query_shape(state, world.components(), descriptor, access, &conditions);
+        // A state's shape is built once a recording, not at every run.
+        let shape = match state.remembered(run.trace_shape()) {
+            Some(shape) => shape,
+            None => {
+                let conditions = conditions();
+                let shape = query_shape(state, world.components(), descriptor, access, &conditions);
+                state.remember(run.trace_shape(), shape);
+                shape
+            }
+        };
         let (number, repeat) = match run.logs().is_empty() {
             true => (0, false),
             false => (state.query_state(run.trace_number()), !run.take_began()),
@@ -313,7 +321,8 @@ pub(crate) fn tally<'w, S: Storage>(
     });
     // SAFETY: the tally is boxed in the recorder of the world borrowed for `'w`, and the
     // recorder frees open tallies only through `&mut` (the world borrowed mutably), which
-    // cannot happen while that `'w` borrow lives; the box never moves.
+    // cannot happen while that `'w` borrow lives; the pointer was taken from the box in
+    // place, and boxes in the list are never moved out of it.
     tally.map(|t| unsafe { &*t })
 }
 
