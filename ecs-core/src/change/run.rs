@@ -90,11 +90,10 @@ pub struct ChangeRun {
     mode: Mode,
     candidates: Vec<Entity>,
     driving: Vec<usize>,
-    /// The query state's number in the trace being recorded (recording in the high half,
-    /// number in the low; 0: none yet). Only a recording world's runs read or write it.
-    trace_number: AtomicU64,
-    /// The query's shape index in the trace being recorded (same packing).
-    trace_shape: AtomicU64,
+    /// Where the trace being recorded keeps what it remembers of this query state (its
+    /// shape and number): the recording in the high half, the memo's index in the low;
+    /// 0: none yet. Only a recording world's runs read or write it.
+    trace_memo: AtomicU64,
     /// Whether a run began since a trace last counted one (a system's query may iterate
     /// one run's window several times). Only a recording world's runs read it.
     began: AtomicBool,
@@ -125,20 +124,14 @@ impl ChangeRun {
             mode: Mode::Scan,
             candidates: Vec::new(),
             driving: Vec::new(),
-            trace_number: AtomicU64::new(0),
-            trace_shape: AtomicU64::new(0),
+            trace_memo: AtomicU64::new(0),
             began: AtomicBool::new(false),
         }
     }
 
-    /// Where a recording keeps this state's number in its trace.
-    pub(crate) fn trace_number(&self) -> &AtomicU64 {
-        &self.trace_number
-    }
-
-    /// Where a recording keeps this query's shape index in its trace.
-    pub(crate) fn trace_shape(&self) -> &AtomicU64 {
-        &self.trace_shape
+    /// Where a recording keeps the index of what it remembers of this state.
+    pub(crate) fn trace_memo(&self) -> &AtomicU64 {
+        &self.trace_memo
     }
 
     /// Whether a run began since the last call (a trace's query op then starts a new

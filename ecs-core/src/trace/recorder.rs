@@ -27,6 +27,14 @@ pub struct Recorder {
 /// `components[i]` describes the component `component_index` maps to `i`; likewise for
 /// systems, sets and shapes. `ordinals` maps each held entity spawned (or found at the
 /// start) while recording to its ordinal, all below `next_ordinal`.
+/// What a recording remembers of one query state (see [`State::memo`]).
+struct QueryMemo {
+    /// The index of the state's query shape.
+    shape: u32,
+    /// The state's number in the trace (0: none yet).
+    number: u32,
+}
+
 #[derive(Default)]
 pub(crate) struct State {
     components: Vec<TraceComponent>,
@@ -47,6 +55,10 @@ pub(crate) struct State {
     recording: u32,
     /// The query states numbered so far (see [`Op::Query`]'s `state`).
     query_states: u32,
+    /// What this recording remembers of each query state it has seen: its shape's index
+    /// and its number (0: none yet). A state keeps its index here in one slot (see
+    /// [`State::memo`]), so it costs no memory beyond that slot when nothing records.
+    memos: Vec<QueryMemo>,
     /// A reader of each tracked component's *changed* log, for the marks the ops do not
     /// show (see [`Op::Changed`]).
     change_readers: Vec<(ComponentId, Reader)>,
@@ -236,31 +248,43 @@ impl State {
         index
     }
 
-    /// The number of the query state whose trace number lives in `slot` (a state's
-    /// [`ChangeRun`](crate::change::ChangeRun) holds it): its number in this recording,
-    /// given now if it has none yet.
-    pub(crate) fn query_state(&mut self, slot: &AtomicU64) -> u32 {
-        if let Some(number) = self.remembered(slot) {
-            return number;
-        }
-        self.query_states += 1;
-        self.remember(slot, self.query_states);
-        self.query_states
-    }
-
-    /// What `slot` remembers for this recording (see [`State::remember`]).
-    pub(crate) fn remembered(&self, slot: &AtomicU64) -> Option<u32> {
+    /// The memo of the query state that keeps its memo index in `slot` (a state's
+    /// [`ChangeRun`](crate::change::ChangeRun) holds it): made now, with the shape
+    /// `shape()` builds, if the state has none in this recording. The slot packs the
+    /// recording in its high half and the memo index in its low, so an index an earlier
+    /// recording left is never taken for one of this.
+    pub(crate) fn memo(
+        &mut self,
+        slot: &AtomicU64,
+        shape: impl FnOnce(&mut State) -> u32,
+    ) -> usize {
         let held = slot.load(Ordering::Relaxed);
-        ((held >> 32) as u32 == self.recording).then_some(held as u32)
-    }
-
-    /// Makes `slot` (kept by a query state) remember `value` for this recording: a value
-    /// an earlier recording left is never taken for one of this.
-    pub(crate) fn remember(&self, slot: &AtomicU64, value: u32) {
+        if (held >> 32) as u32 == self.recording {
+            return held as u32 as usize;
+        }
+        let shape = shape(self);
+        let index = self.memos.len();
+        self.memos.push(QueryMemo { shape, number: 0 });
         slot.store(
-            (u64::from(self.recording) << 32) | u64::from(value),
+            (u64::from(self.recording) << 32) | index as u64,
             Ordering::Relaxed,
         );
+        index
+    }
+
+    /// The shape index the memo `memo` remembers.
+    pub(crate) fn memo_shape(&self, memo: usize) -> u32 {
+        self.memos[memo].shape
+    }
+
+    /// The number of the query state with memo `memo` in this recording, given now if it
+    /// has none yet (only states whose runs read change logs are numbered).
+    pub(crate) fn query_state(&mut self, memo: usize) -> u32 {
+        if self.memos[memo].number == 0 {
+            self.query_states += 1;
+            self.memos[memo].number = self.query_states;
+        }
+        self.memos[memo].number
     }
 
     /// Begins counting a run of `shape` by query state `state` (0: any), `repeat` when it

@@ -304,18 +304,14 @@ pub(crate) fn tally<'w, S: Storage>(
     let mut tally = None;
     recorder.with(|state| {
         // A state's shape is built once a recording, not at every run.
-        let shape = match state.remembered(run.trace_shape()) {
-            Some(shape) => shape,
-            None => {
-                let conditions = conditions();
-                let shape = query_shape(state, world.components(), descriptor, access, &conditions);
-                state.remember(run.trace_shape(), shape);
-                shape
-            }
-        };
+        let memo = state.memo(run.trace_memo(), |state| {
+            let conditions = conditions();
+            query_shape(state, world.components(), descriptor, access, &conditions)
+        });
+        let shape = state.memo_shape(memo);
         let (number, repeat) = match run.logs().is_empty() {
             true => (0, false),
-            false => (state.query_state(run.trace_number()), !run.take_began()),
+            false => (state.query_state(memo), !run.take_began()),
         };
         tally = Some(state.open_query(shape, number, repeat));
     });
