@@ -192,10 +192,17 @@ pub fn run_trace_workload(suite: Suite, args: TraceWorkloadArgs) -> Result<bool,
     let size = args
         .size
         .unwrap_or_else(|| workload.info().sizes.get(crate::Scale::Quick));
+    let repeatable = workload.info().repeatable;
     let (recorded, traces) = trace::capture(|| {
         let mut prepared = workload.prepare_traced(size)?;
         trace::frame();
-        for _ in 0..args.runs.max(1) {
+        for run in 0..args.runs.max(1) {
+            // A workload that cannot run twice on one state gets a fresh one per run, as
+            // the report gives it: its world's trace is its set-up frame, then one run.
+            if !repeatable && run > 0 {
+                prepared = workload.prepare_traced(size)?;
+                trace::frame();
+            }
             prepared.step();
             prepared.run();
             trace::frame();
@@ -208,8 +215,8 @@ pub fn run_trace_workload(suite: Suite, args: TraceWorkloadArgs) -> Result<bool,
             workload.info().path()
         ));
     }
-    // A workload that builds its world in each run leaves one trace per run: the last is
-    // a steady-state run.
+    // A workload that builds its world in each run, or gets a fresh state per run, leaves
+    // one trace per world: the last is a steady-state run.
     let trace = traces
         .into_iter()
         .last()
@@ -225,4 +232,38 @@ pub fn run_trace_workload(suite: Suite, args: TraceWorkloadArgs) -> Result<bool,
         args.file.display()
     );
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A workload that cannot run twice on one state (each removal run empties its world)
+    /// is traced with a fresh state per run, as the report runs it, and replays faithfully.
+    #[test]
+    fn a_one_shot_workload_is_traced_with_a_fresh_state_per_run() {
+        let dir = std::env::temp_dir().join(format!("ecs-bench-trace-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("remove.trace");
+        let args = TraceWorkloadArgs {
+            workload: "seed004/remove_linear_10k".into(),
+            file: file.clone(),
+            size: Some(64),
+            runs: 3,
+        };
+        assert!(run_trace_workload(Suite::builtin(), args).unwrap());
+        let trace = Trace::from_bytes(&std::fs::read(&file).unwrap()).unwrap();
+        assert_eq!(trace.frames(), 2, "its set-up, then one run");
+        for target in Target::defaults() {
+            let outcome = replay(&trace, &target, 1, &mut |_| {}).unwrap();
+            assert!(
+                outcome.faithful(),
+                "{}: {:?}",
+                outcome.target,
+                outcome.divergences
+            );
+            assert_eq!(outcome.frame_ns.len(), 2);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

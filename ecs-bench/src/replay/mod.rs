@@ -110,6 +110,8 @@ pub struct Outcome {
     pub frame_p99_ns: u64,
     /// Frames replayed.
     pub frames: usize,
+    /// Each frame's time in the median run, in order.
+    pub frame_ns: Vec<u64>,
     /// Highest live heap above the start, in bytes (the world and the replay's tables).
     pub peak_heap_bytes: usize,
     /// Allocations made.
@@ -152,6 +154,7 @@ pub fn replay(
     }
     results.sort_by_key(|r| r.total);
     let median = results.swap_remove(results.len() / 2);
+    let frame_ns = median.frames.iter().map(|d| d.as_nanos() as u64).collect();
     let mut frames = median.frames.clone();
     frames.sort_unstable();
     let pick = |q: f64| frames.get(((frames.len() as f64 - 1.0) * q).round() as usize);
@@ -162,6 +165,7 @@ pub fn replay(
         frame_median_ns: pick(0.5).map_or(0, |d| d.as_nanos() as u64),
         frame_p99_ns: pick(0.99).map_or(0, |d| d.as_nanos() as u64),
         frames: frames.len(),
+        frame_ns,
         peak_heap_bytes: median.heap.peak_bytes,
         allocations: median.heap.allocations,
         world_bytes: median.world_bytes,

@@ -147,7 +147,7 @@ pub fn summarize(trace: &Trace) -> Summary {
             }
             Op::Get { component, .. } => uses[component as usize].gets += 1,
             Op::Changed { component, .. } => uses[component as usize].changes += 1,
-            Op::Frame | Op::System(_) => {}
+            Op::Frame | Op::System(_) | Op::Align { .. } => {}
         }
     }
     summary.components = uses;

@@ -142,14 +142,91 @@ impl DynQuery {
     }
 }
 
+/// The terms a run keeps its per-term pointers for on the stack (more: on the heap).
+const INLINE_TERMS: usize = 8;
+
+/// The query slots a run keeps a chunk's columns for on the stack (more: on the heap).
+const INLINE_SLOTS: usize = 16;
+
 /// A fetched component, resolved.
 #[derive(Clone, Copy, Debug)]
-struct Term {
+pub(crate) struct Term {
     slot: usize,
     id: ComponentId,
-    size: usize,
-    write: bool,
+    /// The component's size in bytes (a multiple of its alignment: a column's stride).
+    pub(crate) size: usize,
+    /// Whether the query writes it.
+    pub(crate) write: bool,
     optional: bool,
+}
+
+/// What a run of a [`DynQueryState`] hands its rows to: single rows, or whole chunks
+/// where it can (see [`DynVisit::chunk`]).
+pub(crate) trait DynVisit<'w> {
+    /// One matching row: its entity, the terms, one pointer per term (`None`: an optional
+    /// component it lacks), each valid for its term's `size` bytes while the call lasts.
+    fn row(&mut self, entity: Entity, terms: &'w [Term], ptrs: &[Option<NonNull<u8>>]);
+
+    /// A chunk every row of which matches: its entities, the terms, and one column base
+    /// per term (`None`: an optional component the chunk lacks), row `i`'s value at
+    /// `base + i * size`, valid for `entities.len() * size` bytes while the call lasts.
+    /// `scratch` has one entry per term. By default, each row in turn.
+    fn chunk(
+        &mut self,
+        entities: &[Entity],
+        terms: &'w [Term],
+        bases: &[Option<NonNull<u8>>],
+        scratch: &mut [Option<NonNull<u8>>],
+    ) {
+        for (row, &entity) in entities.iter().enumerate() {
+            for ((slot, base), term) in scratch.iter_mut().zip(bases).zip(terms) {
+                // SAFETY: a column base holds the chunk's rows at `base + i * size` (the
+                // contract above), and `row` is one of them.
+                *slot = base.map(|base| unsafe { base.add(row * term.size) });
+            }
+            self.row(entity, terms, scratch);
+        }
+    }
+}
+
+/// A closure over single rows as a [`DynVisit`] (see [`rows`]).
+struct Rows<F>(F);
+
+/// `visit` as a [`DynVisit`] (the bound gives the closure its signature).
+fn rows<'w, F: FnMut(Entity, &'w [Term], &[Option<NonNull<u8>>])>(visit: F) -> Rows<F> {
+    Rows(visit)
+}
+
+impl<'w, F: FnMut(Entity, &'w [Term], &[Option<NonNull<u8>>])> DynVisit<'w> for Rows<F> {
+    #[inline]
+    fn row(&mut self, entity: Entity, terms: &'w [Term], ptrs: &[Option<NonNull<u8>>]) {
+        (self.0)(entity, terms, ptrs)
+    }
+}
+
+/// A [`DynVisit`] counting the rows it passes on (a trace's tally of a run).
+struct Counted<'v, V> {
+    inner: &'v mut V,
+    rows: u64,
+}
+
+impl<'w, V: DynVisit<'w>> DynVisit<'w> for Counted<'_, V> {
+    #[inline]
+    fn row(&mut self, entity: Entity, terms: &'w [Term], ptrs: &[Option<NonNull<u8>>]) {
+        self.rows += 1;
+        self.inner.row(entity, terms, ptrs);
+    }
+
+    fn chunk(
+        &mut self,
+        entities: &[Entity],
+        terms: &'w [Term],
+        bases: &[Option<NonNull<u8>>],
+        scratch: &mut [Option<NonNull<u8>>],
+    ) {
+        self.rows += entities.len() as u64;
+        self.inner.chunk(entities, terms, bases, scratch);
+    }
 }
 
 /// A filter, resolved to descriptor slots and change slots.
@@ -252,6 +329,51 @@ impl Resolved {
             .iter()
             .map(|part| Resolved::new(part, builder))
             .collect()
+    }
+
+    /// Whether every row of a chunk passes (`Some(true)`), none does (`Some(false)`), or
+    /// it depends on the row (`None`: a sparse column or a change set to look in).
+    fn chunk<L: SparseLookup>(
+        &self,
+        columns: &[ColumnAccess<'_, L>],
+        run: &ChangeRun,
+    ) -> Option<bool> {
+        let held = |slot: usize| match columns[slot] {
+            ColumnAccess::Dense(_) => Some(true),
+            ColumnAccess::Absent => Some(false),
+            ColumnAccess::Sparse(_) => None,
+        };
+        match self {
+            Resolved::Presence { slot, present, .. } => held(*slot).map(|h| h == *present),
+            Resolved::Change {
+                slot, change_slot, ..
+            } => match run.scan_set(*change_slot) {
+                None => held(*slot),
+                Some(_) => (held(*slot) == Some(false)).then_some(false),
+            },
+            Resolved::Any(parts) => {
+                let mut all_fail = true;
+                for part in parts {
+                    match part.chunk(columns, run) {
+                        Some(true) => return Some(true),
+                        Some(false) => {}
+                        None => all_fail = false,
+                    }
+                }
+                all_fail.then_some(false)
+            }
+            Resolved::All(parts) => {
+                let mut all_pass = true;
+                for part in parts {
+                    match part.chunk(columns, run) {
+                        Some(false) => return Some(false),
+                        Some(true) => {}
+                        None => all_pass = false,
+                    }
+                }
+                all_pass.then_some(true)
+            }
+        }
     }
 
     /// Whether the row's `entity` passes, from the chunk's `columns` (one per slot).
@@ -433,14 +555,17 @@ impl<S: Storage> DynQueryState<S> {
         let components = world.components();
         // SAFETY: the items only read, and `&World` only hands out shared borrows.
         unsafe {
-            self.run(world.view(), |entity, terms, ptrs| {
-                f(DynItem {
-                    entity,
-                    terms,
-                    ptrs,
-                    components,
-                })
-            })
+            self.run(
+                world.view(),
+                &mut rows(|entity, terms, ptrs| {
+                    f(DynItem {
+                        entity,
+                        terms,
+                        ptrs,
+                        components,
+                    })
+                }),
+            )
         }
     }
 
@@ -455,17 +580,20 @@ impl<S: Storage> DynQueryState<S> {
         // SAFETY: `&mut World` excludes every other access while the run lasts; each item
         // is one entity's (entities of a run are distinct) and lives for one call of `f`.
         unsafe {
-            self.run(view, |entity, terms, ptrs| {
-                f(DynItemMut {
-                    item: DynItem {
-                        entity,
-                        terms,
-                        ptrs,
-                        components,
-                    },
-                    changes,
-                })
-            })
+            self.run(
+                view,
+                &mut rows(|entity, terms, ptrs| {
+                    f(DynItemMut {
+                        item: DynItem {
+                            entity,
+                            terms,
+                            ptrs,
+                            components,
+                        },
+                        changes,
+                    })
+                }),
+            )
         }
     }
 
@@ -479,17 +607,13 @@ impl<S: Storage> DynQueryState<S> {
         out
     }
 
-    /// One run: calls `visit` with each matching entity, the terms and one pointer per
-    /// term (`None`: an optional component the entity lacks).
+    /// One run: hands `visit` each matching entity, the terms and one pointer per term
+    /// (`None`: an optional component the entity lacks), by row or by chunk.
     ///
     /// # Safety
     /// While the run lasts, nothing else writes the components the query reads or
     /// accesses those `visit` writes.
-    unsafe fn run<'w>(
-        &'w mut self,
-        world: WorldView<'w, S>,
-        visit: impl FnMut(Entity, &'w [Term], &[Option<NonNull<u8>>]),
-    ) {
+    unsafe fn run<'w>(&'w mut self, world: WorldView<'w, S>, visit: &mut impl DynVisit<'w>) {
         if S::TRACED && world.storage().recorder().is_some_and(|r| r.is_active()) {
             // SAFETY: forwarded contract.
             return unsafe { self.run_traced(world, visit) };
@@ -498,31 +622,19 @@ impl<S: Storage> DynQueryState<S> {
         unsafe { self.run_all(world, true, visit) }
     }
 
-    /// [`DynQueryState::for_each_mut`], or with `again` the window of the previous run
-    /// iterated again (change cursors stay put): what a trace replay does for a system's
-    /// query iterated twice in one system run.
-    pub(crate) fn for_each_mut_window(
-        &mut self,
-        world: &mut World<S>,
+    /// One run through `&mut World` handing `visit` whole chunks where it can, or with
+    /// `again` the window of the previous run iterated again (change cursors stay put):
+    /// what a trace replay does for a system's query iterated twice in one system run.
+    /// Marks no change: the visitor writes what it likes of the written terms.
+    #[inline(never)]
+    pub(crate) fn visit_window<'w>(
+        &'w mut self,
+        world: &'w mut World<S>,
         again: bool,
-        mut f: impl FnMut(DynItemMut<'_>),
+        visit: &mut impl DynVisit<'w>,
     ) {
-        let view = world.view();
-        let (components, changes) = (view.components(), view.changes());
-        // SAFETY: as in `for_each_mut`.
-        unsafe {
-            self.run_all(view, !again, |entity, terms, ptrs| {
-                f(DynItemMut {
-                    item: DynItem {
-                        entity,
-                        terms,
-                        ptrs,
-                        components,
-                    },
-                    changes,
-                })
-            })
-        }
+        // SAFETY: `&mut World` excludes every other access while the run lasts.
+        unsafe { self.run_all(world.view(), !again, visit) }
     }
 
     /// [`DynQueryState::run`] counting its rows into a trace (out of line, so `run` keeps
@@ -531,11 +643,7 @@ impl<S: Storage> DynQueryState<S> {
     /// # Safety
     /// As for [`DynQueryState::run`].
     #[inline(never)]
-    unsafe fn run_traced<'w>(
-        &'w mut self,
-        world: WorldView<'w, S>,
-        mut visit: impl FnMut(Entity, &'w [Term], &[Option<NonNull<u8>>]),
-    ) {
+    unsafe fn run_traced<'w>(&'w mut self, world: WorldView<'w, S>, visit: &mut impl DynVisit<'w>) {
         let tally = crate::trace::world_tally::tally(
             world,
             &self.descriptor,
@@ -543,16 +651,14 @@ impl<S: Storage> DynQueryState<S> {
             &self.changes,
             || self.conditions.clone(),
         );
-        let mut rows = 0;
-        // SAFETY: forwarded contract.
-        unsafe {
-            self.run_all(world, true, |e, terms, ptrs| {
-                rows += 1;
-                visit(e, terms, ptrs);
-            })
+        let mut counted = Counted {
+            inner: visit,
+            rows: 0,
         };
+        // SAFETY: forwarded contract.
+        unsafe { self.run_all(world, true, &mut counted) };
         if let Some(tally) = tally {
-            tally.took_all(rows);
+            tally.took_all(counted.rows);
         }
     }
 
@@ -564,7 +670,7 @@ impl<S: Storage> DynQueryState<S> {
         &'w mut self,
         world: WorldView<'w, S>,
         begin: bool,
-        mut visit: impl FnMut(Entity, &'w [Term], &[Option<NonNull<u8>>]),
+        visit: &mut impl DynVisit<'w>,
     ) {
         assert_eq!(
             self.world,
@@ -577,36 +683,85 @@ impl<S: Storage> DynQueryState<S> {
             self.changes.begin_with(&self.filter, world);
         }
         let this = &*self;
-        let mut ptrs: Vec<Option<NonNull<u8>>> = vec![None; this.terms.len()];
+        // Per-term pointers and column bases, on the stack for up to `INLINE_TERMS` terms.
+        let terms = this.terms.len();
+        let mut inline = [None; 2 * INLINE_TERMS];
+        let mut heap = Vec::new();
+        let buffer: &mut [Option<NonNull<u8>>] = if terms <= INLINE_TERMS {
+            &mut inline[..2 * terms]
+        } else {
+            heap.resize(2 * terms, None);
+            &mut heap
+        };
+        let (ptrs, bases) = buffer.split_at_mut(terms);
         if let Some(candidates) = this.changes.candidates() {
             // Driven: the run's filter was checked per candidate when the run began.
             for &entity in candidates {
                 let Some(place) = storage.place(entity) else {
                     continue;
                 };
-                if this.fill(&mut ptrs, |term| place.ptr(term.id)) {
-                    visit(entity, &this.terms, &ptrs);
+                if this.fill(ptrs, |term| place.ptr(term.id)) {
+                    visit.row(entity, &this.terms, ptrs);
                 }
             }
             return;
         }
         let alive = world.entities().alive();
-        let mut columns = Vec::with_capacity(this.descriptor.slots().len());
+        let slots = this.descriptor.slots().len();
+        let mut inline = [ColumnAccess::Absent; INLINE_SLOTS];
+        let mut heap = Vec::new();
         for chunk in storage.query_chunks(&this.cache, &this.descriptor, alive) {
-            columns.clear();
-            columns.extend((0..this.descriptor.slots().len()).map(|slot| chunk.column(slot)));
-            for (row, &entity) in chunk.entities().iter().enumerate() {
-                if !this.filter.row(&columns, &this.changes, entity) {
+            let columns: &mut [ColumnAccess<'_, _>] = if slots <= INLINE_SLOTS {
+                &mut inline[..slots]
+            } else {
+                heap.clear();
+                heap.resize(slots, ColumnAccess::Absent);
+                &mut heap
+            };
+            for (slot, column) in columns.iter_mut().enumerate() {
+                *column = chunk.column(slot);
+            }
+            let columns = &*columns;
+            let entities = chunk.entities();
+            match this.filter.chunk(columns, &this.changes) {
+                Some(false) => continue,
+                Some(true) if this.dense_bases(columns, bases) => {
+                    if !entities.is_empty() {
+                        visit.chunk(entities, &this.terms, bases, ptrs);
+                    }
                     continue;
                 }
-                let found = this.fill(&mut ptrs, |term| {
+                _ => {}
+            }
+            for (row, &entity) in entities.iter().enumerate() {
+                if !this.filter.row(columns, &this.changes, entity) {
+                    continue;
+                }
+                let found = this.fill(ptrs, |term| {
                     pointer(columns[term.slot], row, entity, term.size)
                 });
                 if found {
-                    visit(entity, &this.terms, &ptrs);
+                    visit.row(entity, &this.terms, ptrs);
                 }
             }
         }
+    }
+
+    /// Fills one column base per term when every term's column is dense (or absent, for
+    /// an optional term): the chunk can be handed over whole.
+    fn dense_bases<L: SparseLookup>(
+        &self,
+        columns: &[ColumnAccess<'_, L>],
+        bases: &mut [Option<NonNull<u8>>],
+    ) -> bool {
+        for (term, base) in self.terms.iter().zip(bases.iter_mut()) {
+            *base = match columns[term.slot] {
+                ColumnAccess::Dense(column) => Some(column),
+                ColumnAccess::Absent if term.optional => None,
+                _ => return false,
+            };
+        }
+        true
     }
 
     /// Fills one pointer per term; false when a required one is missing.

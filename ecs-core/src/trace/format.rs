@@ -33,8 +33,9 @@ use crate::storage::SlotRole;
 /// The first bytes of every trace file.
 pub const MAGIC: [u8; 8] = *b"ECSTRACE";
 
-/// The format version this build writes and reads.
-pub const VERSION: u16 = 1;
+/// The format version this build writes (it reads every version from 1 to this one;
+/// version 2 added [`Op::Align`]).
+pub const VERSION: u16 = 2;
 
 /// One component a trace names: its layout and declared storage, never its values.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -184,6 +185,12 @@ pub enum Op {
     },
     /// Every entity removed.
     Clear,
+    /// The program asked the world to align a component's values with the tables
+    /// ([`World::align_with_tables`](crate::World::align_with_tables)); from version 2.
+    Align {
+        /// Index into [`Trace::components`].
+        component: u32,
+    },
     /// One run of a query.
     Query {
         /// Index into [`Trace::shapes`].
@@ -299,7 +306,7 @@ impl fmt::Display for TraceError {
             TraceErrorKind::NotATrace => write!(f, "not a trace file (no ECSTRACE header)"),
             TraceErrorKind::Version { found } => write!(
                 f,
-                "format version {found}, but this build reads version {VERSION}"
+                "format version {found}, but this build reads versions 1 to {VERSION}"
             ),
             TraceErrorKind::Truncated { reading } => {
                 write!(f, "the file ends in the middle of {reading}")
@@ -437,7 +444,7 @@ impl Trace {
         }
         let version = r.take(2, "the version")?;
         let version = u16::from_le_bytes([version[0], version[1]]);
-        if version != VERSION {
+        if !(1..=VERSION).contains(&version) {
             return Err(r.error_at(8, TraceErrorKind::Version { found: version }));
         }
         let mut trace = Trace::default();
@@ -538,6 +545,7 @@ impl Trace {
                         return bad("an entity ordinal", u64::from(entity), spawned);
                     }
                 }
+                Op::Align { component } => self.check_component(at, component)?,
                 Op::Despawn { entity } if !entity_ok(entity) => {
                     return bad("an entity ordinal", u64::from(entity), spawned)
                 }
@@ -864,6 +872,7 @@ pub(crate) const GET_MUT: u8 = 11;
 pub(crate) const GET_MISSING: u8 = 12;
 pub(crate) const GET_MUT_MISSING: u8 = 13;
 pub(crate) const MARKED: u8 = 14;
+pub(crate) const ALIGN: u8 = 15;
 
 /// The high nibble that says "the operand follows as a varint".
 const WIDE: u8 = 15;
@@ -933,6 +942,7 @@ impl OpWriter {
                 self.entity(entity);
             }
             Op::Clear => self.tag(CLEAR, 0),
+            Op::Align { component } => self.tag(ALIGN, component),
             Op::Query {
                 shape,
                 rows,
@@ -1043,6 +1053,9 @@ impl Ops<'_> {
                 }
             }
             CLEAR => Op::Clear,
+            ALIGN => Op::Align {
+                component: self.operand(tag)?,
+            },
             QUERY => {
                 let shape = self.operand(tag)?;
                 let rows = self.reader.number("a query's rows")?;

@@ -2,7 +2,9 @@
 //! world answers as the recorded one did (`ecs-bench replay` times it on every backend).
 //!
 //! The trace's components become run-time components of the recorded layouts (zero
-//! bytes; a query writes one byte a row), stored as the caller says; spawns, inserts,
+//! bytes; a query reads every word of the components it reads and adds one to every word
+//! of those it writes, a column at a time where the storage keeps one), stored as the
+//! caller says; an alignment the program asked for is asked for again; spawns, inserts,
 //! removes and despawns are made by the storage calls the program made; every query run is
 //! a run-time query of the recorded shape. Every query must yield the rows the program took
 //! (at least as many, when it left the run early), every look-up must find what the
@@ -31,12 +33,14 @@
 
 use std::alloc::Layout;
 use std::hint::black_box;
+use std::ptr::NonNull;
 use std::time::{Duration, Instant};
 
 use super::format::{Op, QueryShape, SlotAccess, Trace, TraceChange, TraceFilter};
 use crate::component::{ComponentDescriptor, ComponentId, StorageKind};
 use crate::entity::Entity;
 use crate::error::EcsError;
+use crate::query::dynamic::{DynVisit, Term};
 use crate::query::{DynFilter, DynQuery, DynQueryState};
 use crate::storage::{SlotRole, Storage};
 use crate::world::World;
@@ -145,27 +149,36 @@ impl<'t, S: Storage> Replay<'t, S> {
         })
     }
 
-    /// Replays every op, calling `progress` with the number done every 4,096 ops.
+    /// Replays every op, calling `progress` with the number done every 4,096 ops. Each
+    /// frame's ops are decoded before its clock starts: a frame's time is the world's work.
     pub fn run(&mut self, progress: &mut dyn FnMut(u64)) {
-        let mut frame_start = Instant::now();
-        let mut pending = false;
-        for (i, op) in self.trace.ops().enumerate() {
-            if let Op::Frame = op {
-                let now = Instant::now();
-                self.frames.push(now - frame_start);
-                frame_start = now;
-                pending = false;
-                continue;
+        let mut ops = self.trace.ops().enumerate();
+        let mut frame = Vec::new();
+        loop {
+            frame.clear();
+            let mut marked = false;
+            for (i, op) in ops.by_ref() {
+                if let Op::Frame = op {
+                    marked = true;
+                    break;
+                }
+                frame.push((i as u64, op));
             }
-            pending = true;
-            self.apply(i as u64, op);
-            if i % 4096 == 4095 {
-                progress(i as u64 + 1);
+            // Ops after the last frame mark (or a trace with none) make one more frame.
+            if !marked && frame.is_empty() && !self.frames.is_empty() {
+                break;
             }
-        }
-        // Ops after the last frame mark (or a trace with none) make one more frame.
-        if pending || self.frames.is_empty() {
-            self.frames.push(frame_start.elapsed());
+            let start = Instant::now();
+            for &(i, op) in &frame {
+                self.apply(i, op);
+                if i % 4096 == 4095 {
+                    progress(i + 1);
+                }
+            }
+            self.frames.push(start.elapsed());
+            if !marked {
+                break;
+            }
         }
         black_box(self.sink);
     }
@@ -241,6 +254,10 @@ impl<'t, S: Storage> Replay<'t, S> {
                 }
             }
             Op::Clear => self.world.clear(),
+            Op::Align { component } => {
+                self.world
+                    .align_with_tables_by_id(self.ids[component as usize]);
+            }
             Op::Changed { entity, component } => {
                 let (e, id) = (self.entity(entity), self.ids[component as usize]);
                 if self.world.storage().contains(e, id) {
@@ -292,21 +309,13 @@ impl<'t, S: Storage> Replay<'t, S> {
                 return self.diverged(index, what);
             }
         };
-        let (mut visited, mut sink) = (0u64, self.sink);
-        state.for_each_mut_window(&mut self.world, repeat, |mut item| {
-            visited += 1;
-            for term in 0..item.len() {
-                // The program's marks come as their own ops: a write here marks nothing.
-                if let Some(bytes) = item.bytes_mut_unmarked(term) {
-                    if let Some(first) = bytes.first_mut() {
-                        *first = first.wrapping_add(1);
-                    }
-                } else if let Some(&first) = item.bytes(term).and_then(|b| b.first()) {
-                    sink = sink.wrapping_add(u64::from(first));
-                }
-            }
-        });
-        self.sink = sink;
+        let mut touch = Touch {
+            rows: 0,
+            sink: self.sink as u32,
+        };
+        state.visit_window(&mut self.world, repeat, &mut touch);
+        self.sink = self.sink.wrapping_add(u64::from(touch.sink));
+        let visited = touch.rows;
         let faithful = if complete {
             visited == rows
         } else {
@@ -356,6 +365,102 @@ impl<'t, S: Storage> Replay<'t, S> {
                 index,
                 format!("get {name} of entity {entity}: {now} it, the program {then} it"),
             );
+        }
+    }
+}
+
+/// What a replayed query does with its rows: reads every 32-bit word of each read term and
+/// adds one to every word of each written term (bytes, for a component whose size is not a
+/// multiple of four), the work of a loop doing one arithmetic operation per field of the
+/// same components, whole columns at a time where the run hands a chunk over. The
+/// program's own change marks come as their own ops, so these writes mark nothing.
+struct Touch {
+    rows: u64,
+    /// What reads fold into, so the optimiser keeps them.
+    sink: u32,
+}
+
+impl Touch {
+    /// Touches `len` bytes at `at`, written or read.
+    ///
+    /// # Safety
+    /// `at` is valid for `len` bytes of a plain-data component (every byte initialised,
+    /// any bytes a valid value), not accessed elsewhere while the call lasts.
+    #[inline]
+    unsafe fn bytes(&mut self, at: NonNull<u8>, len: usize, write: bool) {
+        let words = (len | at.as_ptr() as usize) % 4 == 0;
+        match (write, words) {
+            (true, true) => {
+                // SAFETY: the caller's contract; `at` is 4-aligned and `len` a multiple of
+                // 4, and any bytes are a valid `u32`.
+                let words =
+                    unsafe { std::slice::from_raw_parts_mut(at.cast::<u32>().as_ptr(), len / 4) };
+                words.iter_mut().for_each(|w| *w = w.wrapping_add(1));
+            }
+            (true, false) => {
+                // SAFETY: the caller's contract.
+                let bytes = unsafe { std::slice::from_raw_parts_mut(at.as_ptr(), len) };
+                bytes.iter_mut().for_each(|b| *b = b.wrapping_add(1));
+            }
+            (false, true) => {
+                // SAFETY: as above, read only.
+                let words =
+                    unsafe { std::slice::from_raw_parts(at.cast::<u32>().as_ptr(), len / 4) };
+                self.sink = words.iter().fold(self.sink, |sum, &w| sum.wrapping_add(w));
+            }
+            (false, false) => {
+                // SAFETY: the caller's contract.
+                let bytes = unsafe { std::slice::from_raw_parts(at.as_ptr(), len) };
+                self.sink = bytes
+                    .iter()
+                    .fold(self.sink, |sum, &b| sum.wrapping_add(u32::from(b)));
+            }
+        }
+    }
+}
+
+// Every component of a replay's world is a plain-data run-time component (registered by
+// `Replay::new` with no Rust type and no drop): any bytes are a valid value of it.
+impl<'w> DynVisit<'w> for Touch {
+    #[inline]
+    fn row(&mut self, _: Entity, terms: &'w [Term], ptrs: &[Option<NonNull<u8>>]) {
+        self.rows += 1;
+        for (term, ptr) in terms.iter().zip(ptrs) {
+            let Some(ptr) = *ptr else { continue };
+            // The run hands each pointer valid for its term's size, written terms accessed
+            // by this run only (the replay's `&mut World`), of plain data (above).
+            match (term.size, term.write) {
+                (4, write) => {
+                    let word = ptr.cast::<u32>().as_ptr();
+                    // SAFETY: valid for 4 bytes (above), any of which are a valid `u32`;
+                    // read and written unaligned.
+                    let value = unsafe { word.read_unaligned() };
+                    match write {
+                        // SAFETY: as for the read; a written term is this run's only.
+                        true => unsafe { word.write_unaligned(value.wrapping_add(1)) },
+                        false => self.sink = self.sink.wrapping_add(value),
+                    }
+                }
+                // SAFETY: valid for `size` bytes of plain data, as `bytes` asks (above).
+                (size, write) => unsafe { self.bytes(ptr, size, write) },
+            }
+        }
+    }
+
+    fn chunk(
+        &mut self,
+        entities: &[Entity],
+        terms: &'w [Term],
+        bases: &[Option<NonNull<u8>>],
+        _: &mut [Option<NonNull<u8>>],
+    ) {
+        self.rows += entities.len() as u64;
+        for (term, base) in terms.iter().zip(bases) {
+            if let Some(base) = *base {
+                // SAFETY: the run hands each column base valid for `rows * size` bytes,
+                // written terms accessed by this run only; plain data (above).
+                unsafe { self.bytes(base, entities.len() * term.size, term.write) };
+            }
         }
     }
 }

@@ -96,6 +96,18 @@ impl<S: Storage> World<S> {
         }
     }
 
+    /// Records the program's request to align component `id` with the tables.
+    #[inline(never)]
+    pub(crate) fn trace_align(&mut self, id: ComponentId) {
+        let (storage, components) = self.storage_and_components();
+        if let Some(recorder) = storage.recorder_mut() {
+            recorder.with_mut(|state| {
+                let component = state.component(id, components);
+                state.push(Op::Align { component });
+            });
+        }
+    }
+
     /// Records that the ops that follow come from system `name` (`None`: from outside any
     /// system). What the schedule calls around each system while recording.
     #[cfg(feature = "schedule")]

@@ -571,11 +571,26 @@ impl<S: Storage> World<S> {
     /// assert!(!world.align_with_tables::<Pos>());
     /// ```
     pub fn align_with_tables<T: Component>(&mut self) -> bool {
-        self.flush();
         match self.components.id::<T>() {
-            Some(id) => self.storage.align_with_tables(id),
-            None => false,
+            Some(id) => self.align_with_tables_by_id(id),
+            None => {
+                self.flush();
+                false
+            }
         }
+    }
+
+    /// [`World::align_with_tables`] by component id (run-time and named components too);
+    /// false for an id this world did not hand out.
+    pub fn align_with_tables_by_id(&mut self, id: ComponentId) -> bool {
+        self.flush();
+        if self.components.get(id).is_none() {
+            return false;
+        }
+        if S::TRACED {
+            self.trace_align(id);
+        }
+        self.storage.align_with_tables(id)
     }
 
     /// Iterates every entity matching `Q` (see [`QueryData`]), with `for_each` as the fast path.
