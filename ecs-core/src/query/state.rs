@@ -329,7 +329,13 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
     /// Records a look-up of `entity` in the trace `view`'s storage records, if any.
     #[inline(never)]
     pub(super) fn trace_get(&self, view: WorldView<'_, S>, entity: Entity) {
-        crate::trace::world_tally::trace_query_get(view, &self.descriptor, &self.access, entity);
+        crate::trace::world_tally::trace_query_get(
+            view,
+            &self.descriptor,
+            &self.access,
+            &self.changes,
+            entity,
+        );
     }
 
     /// The items of several entities at once, in the order given: for a read-only query (an

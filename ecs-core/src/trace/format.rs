@@ -843,6 +843,7 @@ fn access_of(code: u8) -> Option<SlotAccess> {
 }
 
 /// Appends `value` as an unsigned LEB128 varint.
+#[inline]
 pub(crate) fn put(out: &mut Vec<u8>, mut value: u64) {
     while value >= 0x80 {
         out.push(value as u8 | 0x80);
@@ -888,6 +889,7 @@ pub(crate) struct OpWriter {
 
 impl OpWriter {
     /// A tag with its small operand, the operand following when it does not fit.
+    #[inline]
     fn tag(&mut self, kind: u8, operand: u32) {
         self.count += 1;
         if operand < u32::from(WIDE) {
@@ -898,6 +900,7 @@ impl OpWriter {
         }
     }
 
+    #[inline]
     fn entity(&mut self, ordinal: u32) {
         let delta = i64::from(ordinal) - i64::from(self.last);
         self.last = ordinal;

@@ -29,10 +29,24 @@ pub struct Recorder {
 /// start) while recording to its ordinal, all below `next_ordinal`.
 /// What a recording remembers of one query state (see [`State::memo`]).
 struct QueryMemo {
-    /// The index of the state's query shape.
-    shape: u32,
+    /// The index of the state's query shape, once a run built it.
+    shape: Option<u32>,
     /// The state's number in the trace (0: none yet).
     number: u32,
+    /// What a look-up through the state records, once one was made: one [`Op::Get`] per
+    /// fetched component (see [`State::query_get`]).
+    gets: Option<Box<[GetSlot]>>,
+}
+
+/// One component a query's look-up fetches, as its [`Op::Get`] names it.
+#[derive(Clone, Copy)]
+pub(crate) struct GetSlot {
+    /// The world's id.
+    pub(crate) id: ComponentId,
+    /// The trace's index.
+    pub(crate) component: u32,
+    /// Whether the query writes it.
+    pub(crate) write: bool,
 }
 
 #[derive(Default)]
@@ -43,6 +57,10 @@ pub(crate) struct State {
     systems: Vec<String>,
     #[cfg(feature = "schedule")]
     system_index: HashMap<String, u32>,
+    /// The index of each system name as the schedule gives it (generic arguments and
+    /// all): a system entered again costs a look-up, not a new name.
+    #[cfg(feature = "schedule")]
+    raw_system_index: HashMap<String, u32>,
     sets: Vec<Vec<u32>>,
     set_index: HashMap<Vec<u32>, u32>,
     shapes: Vec<QueryShape>,
@@ -68,10 +86,15 @@ pub(crate) struct State {
     captured_frames: Option<u64>,
     /// The query runs begun since the last op through `&mut`, in the order they began.
     /// Boxed, so a run's iterator can count into its tally while the list grows; freed
-    /// only through `&mut`, when no run is under way.
+    /// (or moved to `spare` for reuse) only through `&mut`, when no run is under way.
     #[allow(clippy::vec_box)]
     // the boxes stay put while the list grows: iterators count into them
     open: Vec<Box<Tally>>,
+    /// Tallies of runs that are over, kept for the next runs (moved here from `open` only
+    /// through `&mut`, like a free): a run's box is not allocated anew.
+    #[allow(clippy::vec_box)]
+    // moved back into `open` as they are
+    spare: Vec<Box<Tally>>,
     /// The runs of `open` whose op is not written yet, in the order they began.
     pending: Vec<usize>,
     ops: OpWriter,
@@ -249,22 +272,20 @@ impl State {
     }
 
     /// The memo of the query state that keeps its memo index in `slot` (a state's
-    /// [`ChangeRun`](crate::change::ChangeRun) holds it): made now, with the shape
-    /// `shape()` builds, if the state has none in this recording. The slot packs the
-    /// recording in its high half and the memo index in its low, so an index an earlier
-    /// recording left is never taken for one of this.
-    pub(crate) fn memo(
-        &mut self,
-        slot: &AtomicU64,
-        shape: impl FnOnce(&mut State) -> u32,
-    ) -> usize {
+    /// [`ChangeRun`](crate::change::ChangeRun) holds it), made now if the state has none
+    /// in this recording. The slot packs the recording in its high half and the memo index
+    /// in its low, so an index an earlier recording left is never taken for one of this.
+    pub(crate) fn memo(&mut self, slot: &AtomicU64) -> usize {
         let held = slot.load(Ordering::Relaxed);
         if (held >> 32) as u32 == self.recording {
             return held as u32 as usize;
         }
-        let shape = shape(self);
         let index = self.memos.len();
-        self.memos.push(QueryMemo { shape, number: 0 });
+        self.memos.push(QueryMemo {
+            shape: None,
+            number: 0,
+            gets: None,
+        });
         slot.store(
             (u64::from(self.recording) << 32) | index as u64,
             Ordering::Relaxed,
@@ -272,9 +293,14 @@ impl State {
         index
     }
 
-    /// The shape index the memo `memo` remembers.
-    pub(crate) fn memo_shape(&self, memo: usize) -> u32 {
+    /// The shape index the memo `memo` remembers, once one was built.
+    pub(crate) fn memo_shape(&self, memo: usize) -> Option<u32> {
         self.memos[memo].shape
+    }
+
+    /// Makes the memo `memo` remember its state's shape index.
+    pub(crate) fn set_memo_shape(&mut self, memo: usize, shape: u32) {
+        self.memos[memo].shape = Some(shape);
     }
 
     /// The number of the query state with memo `memo` in this recording, given now if it
@@ -287,12 +313,46 @@ impl State {
         self.memos[memo].number
     }
 
+    /// Records a look-up of `entity` through the query state with memo `memo`: an
+    /// [`Op::Get`] per fetched component, `found` answering whether it holds each. The
+    /// fetched components are worked out at the state's first look-up (`slots`).
+    pub(crate) fn query_get(
+        &mut self,
+        memo: usize,
+        entity: Entity,
+        slots: impl FnOnce(&mut State) -> Box<[GetSlot]>,
+        found: impl Fn(ComponentId) -> bool,
+    ) {
+        let gets = match self.memos[memo].gets.take() {
+            Some(gets) => gets,
+            None => slots(self),
+        };
+        let ordinal = self.ordinal(entity);
+        for get in gets.iter() {
+            self.ops.push(Op::Get {
+                entity: ordinal,
+                component: get.component,
+                write: get.write,
+                found: found(get.id),
+            });
+        }
+        self.memos[memo].gets = Some(gets);
+    }
+
     /// Begins counting a run of `shape` by query state `state` (0: any), `repeat` when it
     /// iterates the window of the state's previous run again; the tally is written when
     /// the run is over.
     pub(crate) fn open_query(&mut self, shape: u32, state: u32, repeat: bool) -> *const Tally {
         self.pending.push(self.open.len());
-        self.open.push(Box::new(Tally::new(shape, state, repeat)));
+        let tally = Tally::new(shape, state, repeat);
+        let boxed = match self.spare.pop() {
+            Some(mut boxed) => {
+                *boxed = tally;
+                boxed
+            }
+            None => Box::new(tally),
+        };
+        self.open.push(boxed);
         // Taken once the box is in place: moving a box asserts it is unique, which would
         // void a pointer taken before.
         let tally: &Tally = self.open.last().expect("just pushed");
@@ -333,7 +393,7 @@ impl State {
     /// is under way any more.
     fn close_queries(&mut self) {
         self.write_queries();
-        self.open.clear();
+        self.spare.append(&mut self.open);
     }
 
     /// Records that the ops that follow come from system `name` (`None`: from outside any
@@ -342,22 +402,32 @@ impl State {
     #[cfg(feature = "schedule")]
     pub(crate) fn enter_system(&mut self, name: Option<&str>) {
         self.write_queries();
-        let name = name.map(without_generics);
-        let index = name
-            .as_deref()
-            .map(|name| match self.system_index.get(name) {
-                Some(&i) => i,
-                None => {
-                    let i = self.systems.len() as u32;
-                    self.systems.push(name.to_owned());
-                    self.system_index.insert(name.to_owned(), i);
-                    i
-                }
-            });
+        let index = name.map(|raw| self.system_of(raw));
         if index != self.system {
             self.system = index;
             self.ops.push(Op::System(index));
         }
+    }
+
+    /// The index of the system the schedule names `raw`, added on first use under its
+    /// name without generic arguments.
+    #[cfg(feature = "schedule")]
+    fn system_of(&mut self, raw: &str) -> u32 {
+        if let Some(&i) = self.raw_system_index.get(raw) {
+            return i;
+        }
+        let name = without_generics(raw);
+        let i = match self.system_index.get(&name) {
+            Some(&i) => i,
+            None => {
+                let i = self.systems.len() as u32;
+                self.systems.push(name.clone());
+                self.system_index.insert(name, i);
+                i
+            }
+        };
+        self.raw_system_index.insert(raw.to_owned(), i);
+        i
     }
 
     /// Writes an [`Op::Changed`] for each entity whose tracked component was marked

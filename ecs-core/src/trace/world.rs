@@ -5,7 +5,7 @@
 //! hook compiles to nothing.
 
 use super::format::{Op, QueryShape, SlotAccess, Trace, TraceChange, TraceFilter, TraceSlot};
-use super::recorder::{Recorder, State};
+use super::recorder::{GetSlot, Recorder, State};
 use crate::change::ChangeRun;
 use crate::component::{ComponentId, Components};
 use crate::entity::Entity;
@@ -211,12 +211,14 @@ pub(crate) fn trace_get<S: Storage>(
 }
 
 /// Records a query's look-up of one entity (`QueryState::get`, a view's `get`): a
-/// look-up of each component it fetches.
+/// look-up of each component it fetches. The state's `run` keeps where the recording
+/// remembers which components those are.
 #[inline(never)]
 pub(crate) fn trace_query_get<S: Storage>(
     world: WorldView<'_, S>,
     descriptor: &QueryDescriptor,
     access: &Access,
+    run: &ChangeRun,
     entity: Entity,
 ) {
     let Some(recorder) = world.storage().recorder() else {
@@ -224,19 +226,25 @@ pub(crate) fn trace_query_get<S: Storage>(
     };
     // One lock for every component it fetches.
     recorder.with(|state| {
-        let ordinal = state.ordinal(entity);
-        for slot in descriptor.slots() {
-            let write = access.writes().contains(&slot.component);
-            if write || access.reads().contains(&slot.component) {
-                let op = Op::Get {
-                    entity: ordinal,
-                    component: state.component(slot.component, world.components()),
-                    write,
-                    found: world.storage().contains(entity, slot.component),
-                };
-                state.push(op);
-            }
-        }
+        let memo = state.memo(run.trace_memo());
+        let slots = |state: &mut State| {
+            descriptor
+                .slots()
+                .iter()
+                .filter_map(|slot| {
+                    let write = access.writes().contains(&slot.component);
+                    let read = write || access.reads().contains(&slot.component);
+                    read.then(|| GetSlot {
+                        id: slot.component,
+                        component: state.component(slot.component, world.components()),
+                        write,
+                    })
+                })
+                .collect()
+        };
+        state.query_get(memo, entity, slots, |id| {
+            world.storage().contains(entity, id)
+        });
     });
 }
 
@@ -316,11 +324,16 @@ pub(crate) fn tally<'w, S: Storage>(
     let mut tally = None;
     recorder.with(|state| {
         // A state's shape is built once a recording, not at every run.
-        let memo = state.memo(run.trace_memo(), |state| {
-            let conditions = conditions();
-            query_shape(state, world.components(), descriptor, access, &conditions)
-        });
-        let shape = state.memo_shape(memo);
+        let memo = state.memo(run.trace_memo());
+        let shape = match state.memo_shape(memo) {
+            Some(shape) => shape,
+            None => {
+                let conditions = conditions();
+                let shape = query_shape(state, world.components(), descriptor, access, &conditions);
+                state.set_memo_shape(memo, shape);
+                shape
+            }
+        };
         let (number, repeat) = match run.logs().is_empty() {
             true => (0, false),
             false => (state.query_state(memo), !run.take_began()),
