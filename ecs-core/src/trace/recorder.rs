@@ -21,12 +21,6 @@ pub struct Recorder {
     state: Mutex<State>,
 }
 
-/// The trace being written and the tables that turn the world's ids into the trace's.
-///
-/// # Invariants
-/// `components[i]` describes the component `component_index` maps to `i`; likewise for
-/// systems, sets and shapes. `ordinals` maps each held entity spawned (or found at the
-/// start) while recording to its ordinal, all below `next_ordinal`.
 /// What a recording remembers of one query state (see [`State::memo`]).
 struct QueryMemo {
     /// The index of the state's query shape, once a run built it.
@@ -49,6 +43,14 @@ pub(crate) struct GetSlot {
     pub(crate) write: bool,
 }
 
+/// The trace being written and the tables that turn the world's ids into the trace's.
+///
+/// # Invariants
+/// `components[i]` describes the component `component_index` maps to `i`; likewise for
+/// systems, sets and shapes. `ordinals` maps each held entity spawned (or found at the
+/// start) while recording to its ordinal, all below `next_ordinal`. Every memo's shape and
+/// gets name this recording's shapes and components; a query state's slot holds the index
+/// of its memo in `memos`.
 #[derive(Default)]
 pub(crate) struct State {
     components: Vec<TraceComponent>,
