@@ -115,6 +115,7 @@ macro_rules! suite {
                 queries::for_each_agrees_with_next => for_each_agrees_with_next,
                 queries::dense_chunks_of_every_length_fold_each_row_once => dense_chunks_every_length,
                 queries::joins_read_the_right_values_in_and_out_of_step => joins_in_and_out_of_step,
+                queries::has_answers_presence => has_answers_presence,
                 batches::spawn_batch_with_any_size_hint => spawn_batch_any_size_hint,
                 batches::panicking_batch_iterator_keeps_what_it_spawned => panicking_batch_iterator,
                 batches::spawn_batch_reads_the_size_hint_once => spawn_batch_size_hint_once,

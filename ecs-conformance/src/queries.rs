@@ -674,3 +674,68 @@ pub fn align_with_tables_changes_no_answer<S: Storage>() {
         .sum();
     assert_eq!(joined, expected);
 }
+
+/// A component kept in sparse sets on the hybrid backend, for [`has_answers_presence`].
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[component(storage = "sparse")]
+pub struct Marked;
+
+/// `Has<T>` answers whether each matched entity holds `T`, the same by iteration, by
+/// `for_each`, by `get` and through a view, with `T` in tables or sparse sets, and it
+/// reads nothing: it sits beside a writer of `T` in one query and in a parallel system.
+pub fn has_answers_presence<S: Storage>() {
+    use ecs_core::query::Has;
+    let mut world = World::<S>::new();
+    let mut expected = Vec::new();
+    for i in 0..200u32 {
+        let e = world.spawn((A(i),));
+        if i % 3 == 0 {
+            world.insert(e, Tag).unwrap();
+        }
+        if i % 5 == 0 {
+            world.insert(e, Marked).unwrap();
+        }
+        expected.push((e, i % 3 == 0, i % 5 == 0));
+    }
+    // An entity the rest of the query does not match is not an item.
+    world.spawn((Tag, Marked));
+    let mut seen: Vec<(Entity, bool, bool)> = world
+        .query_filtered::<(Entity, Has<Tag>, Has<Marked>), With<A>>()
+        .collect();
+    seen.sort_by_key(|(e, ..)| *e);
+    expected.sort_by_key(|(e, ..)| *e);
+    assert_eq!(seen, expected, "by iteration");
+    let mut by_for_each = Vec::new();
+    world
+        .query::<(Entity, &A, Has<Tag>, Has<Marked>)>()
+        .for_each(|(e, _, t, m)| by_for_each.push((e, t, m)));
+    by_for_each.sort_by_key(|(e, ..)| *e);
+    assert_eq!(by_for_each, expected, "by for_each");
+    let mut state = world
+        .query_state::<(Has<Tag>, Has<Marked>), With<A>>()
+        .unwrap();
+    for &(e, t, m) in &expected {
+        assert_eq!(state.get(&world, e), Some((t, m)), "by get");
+    }
+    let view = state.view(&world);
+    for &(e, t, m) in &expected {
+        assert_eq!(view.get(e), Some((t, m)), "through a view");
+    }
+    // Beside a writer of the same component: no aliasing, as nothing is read.
+    world
+        .query::<(&mut A, Has<A>, Has<Marked>)>()
+        .for_each(|(a, has_a, marked)| {
+            assert!(has_a);
+            if marked {
+                a.0 += 1000;
+            }
+        });
+    let bumped = world.query::<&A>().filter(|a| a.0 >= 1000).count();
+    assert_eq!(bumped, 40, "every fifth of 200");
+    let reader = world.query_state::<Has<A>, ()>().unwrap();
+    let writer = world.query_state::<&mut A, ()>().unwrap();
+    assert!(
+        !reader.access().conflicts_with(writer.access()),
+        "Has<A> does not conflict with a writer of A"
+    );
+}

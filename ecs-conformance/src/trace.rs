@@ -89,6 +89,14 @@ pub fn script<S: Storage>(world: &mut World<S>) -> Vec<String> {
     ));
     // A run left early.
     seen.push(format!("{:?}", world.query::<&Vel>().next().map(|v| v.0)));
+    // A presence test beside the values (no access: a slot the replay only matches).
+    seen.push(format!(
+        "{}",
+        world
+            .query::<(&Pos, ecs_core::query::Has<Frozen>)>()
+            .filter(|(_, frozen)| *frozen)
+            .count()
+    ));
     let mut schedule = Schedule::<S>::new();
     schedule.add_system(mover_of::<S>);
     schedule.set_error_handler(ecs_core::schedule::errors::ignore_error);

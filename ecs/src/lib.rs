@@ -149,7 +149,7 @@ pub use ecs_core::snapshot;
 pub use ecs_core::snapshot::{MapEntities, SnapshotRegistry};
 pub use ecs_core::{
     Added, BatchSize, Changed, ChildOf, Children, CommandQueue, Commands, ComponentDescriptor,
-    ComponentId, EcsError, Entity, Events, Immutable, Mut, Mutable, Or, PropertyKind,
+    ComponentId, EcsError, Entity, Events, Has, Immutable, Mut, Mutable, Or, PropertyKind,
     PropertyValue, Res, ResMut, Resource, StorageKind, Tracked, With, Without,
 };
 #[cfg(feature = "schedule")]
@@ -171,7 +171,7 @@ pub mod prelude {
     pub use ecs_core::schedule::ChainSystems;
     pub use ecs_core::{
         Added, BatchSize, Changed, ChildOf, Children, CommandQueue, Commands, ComponentDescriptor,
-        ComponentId, EcsError, Entity, Events, Immutable, Mut, Mutable, Or, PropertyKind,
+        ComponentId, EcsError, Entity, Events, Has, Immutable, Mut, Mutable, Or, PropertyKind,
         PropertyValue, Res, ResMut, Resource, StorageKind, Tracked, With, Without,
     };
     #[cfg(feature = "schedule")]

@@ -9,7 +9,8 @@ use crate::entity::Entity;
 use crate::storage::{ColumnAccess, EntityPlace, QueryChunk, SlotRole, SparseLookup, Storage};
 
 /// A query's per-entity item: `&T`, `&mut T`, [`Mut<T>`](crate::Mut), `Option<&T>`,
-/// `Option<&mut T>`, `Option<Mut<T>>`, `Entity`, and tuples of up to 12 of these.
+/// `Option<&mut T>`, `Option<Mut<T>>`, [`Has<T>`](super::Has), `Entity`, and tuples of up
+/// to 12 of these.
 ///
 /// What `&mut T` yields depends on `T`'s [`Component::Mutability`]: a plain `&mut T` for a
 /// [`Mutable`](crate::Mutable) type, a [`Mut<T>`](crate::Mut) guard that records the first
@@ -64,7 +65,7 @@ use crate::storage::{ColumnAccess, EntityPlace, QueryChunk, SlotRole, SparseLook
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be fetched by a query",
     label = "not query data",
-    note = "a query fetches `&T`, `&mut T`, `Mut<T>`, `Option<..>` of those, `Entity`, and \
+    note = "a query fetches `&T`, `&mut T`, `Mut<T>`, `Option<..>` of those, `Has<T>`, `Entity`, and \
             tuples of up to 12 of them, where `T` is a component; filters (`With<T>`, \
             `Without<T>`, `Changed<T>`) go in the second type parameter"
 )]
@@ -390,6 +391,17 @@ impl<T: Component> SlotState<T> {
         } else {
             builder.read(id);
         }
+        SlotState {
+            slot: builder.slot(id, role),
+            id,
+            marker: PhantomData,
+        }
+    }
+
+    /// Registers `T` and adds a slot with `role`, recording no access: for a part that asks
+    /// only whether an entity holds `T` ([`Has`](super::has::Has)).
+    pub(crate) fn presence(builder: &mut QueryBuilder<'_>, role: SlotRole) -> Self {
+        let id = builder.register::<T>();
         SlotState {
             slot: builder.slot(id, role),
             id,
