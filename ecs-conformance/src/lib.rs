@@ -208,6 +208,7 @@ macro_rules! suite {
                 schedule::events_reach_each_reader_once => events_reach_each_reader_once,
                 schedule::try_run_reports_every_problem => try_run_reports_every_problem,
                 schedule::skipped_commands_reach_the_error_channel => skipped_commands_reach_the_error_channel,
+                schedule::systems_that_fail_report_their_errors => systems_that_fail_report_their_errors,
                 schedule::build_reports_every_problem_before_any_system_runs => build_reports_every_problem_before_any_system_runs,
                 schedule::tuples_chain_and_closure_names => tuples_chain_and_closure_names,
             }

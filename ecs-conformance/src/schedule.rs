@@ -1136,3 +1136,95 @@ pub fn tuples_chain_and_closure_names<S: Storage>() {
     );
     assert!(s.name(ids[0]).ends_with("second"), "{}", s.name(ids[0]));
 }
+
+/// An error a system of [`systems_that_fail_report_their_errors`] returns.
+#[derive(Debug, PartialEq)]
+struct OutOfAmmo(u32);
+
+impl std::fmt::Display for OutOfAmmo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "out of ammo after {} shots", self.0)
+    }
+}
+
+impl std::error::Error for OutOfAmmo {}
+
+/// A system may return `Result` and use `?`: its error reaches the schedule's error
+/// channel after its commands are applied (they are not lost), with the system's name, in
+/// parallel and in sequence; the other systems run; `run` counts it and hands it to the
+/// handler, `try_run` returns it, the original error can be downcast, and a system run on
+/// its own returns it from `System::run`.
+pub fn systems_that_fail_report_their_errors<S: Storage>() {
+    use ecs_core::commands::Commands;
+    use ecs_core::schedule::{errors, RunErrorKind};
+    use ecs_core::system::{IntoSystem, System};
+
+    fn shoot_on<S: Storage>(
+        shots: Query<&A, (), S>,
+        mut commands: Commands,
+    ) -> Result<(), OutOfAmmo> {
+        let fired = shots.iter().count() as u32;
+        commands.spawn((B(fired as f32),));
+        if fired > 1 {
+            return Err(OutOfAmmo(fired));
+        }
+        Ok(())
+    }
+    fn parse(frame: Res<Frame>) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        let n: u32 = format!("{}x", frame.0).parse()?;
+        let _ = n;
+        Ok(())
+    }
+    fn count(mut frame: ResMut<Frame>) {
+        frame.0 += 1;
+    }
+    for parallel in [true, false] {
+        let mut world = World::<S>::new();
+        world.insert_resource(Frame(0));
+        world.spawn((A(1.0),));
+        world.spawn((A(2.0),));
+        let mut schedule = Schedule::<S>::new();
+        schedule.set_parallel(parallel);
+        schedule.add_named_system("shoot", shoot_on::<S>);
+        schedule.add_named_system("parse", parse);
+        schedule.add_named_system("count", count);
+        schedule.set_error_handler(errors::ignore_error);
+        schedule.run(&mut world);
+        assert_eq!(schedule.error_count(), 2, "both failures counted");
+        assert_eq!(world.resource::<Frame>().unwrap().0, 1, "the others ran");
+        assert_eq!(
+            world.query::<&B>().count(),
+            1,
+            "a failed system's commands apply"
+        );
+
+        let EcsError::Run(mut problems) = schedule.try_run(&mut world).unwrap_err() else {
+            panic!("a run error")
+        };
+        problems.sort_by(|a, b| a.system.cmp(&b.system));
+        assert_eq!(problems.len(), 2);
+        assert_eq!(problems[0].system, "parse");
+        let RunErrorKind::Failed(failure) = &problems[1].kind else {
+            panic!("{:?}", problems[1])
+        };
+        assert_eq!(problems[1].system, "shoot");
+        assert_eq!(failure.error().downcast_ref(), Some(&OutOfAmmo(2)));
+        assert_eq!(
+            problems[1].to_string(),
+            "system shoot failed: out of ammo after 2 shots"
+        );
+        assert_eq!(schedule.error_count(), 4);
+        assert_eq!(world.query::<&B>().count(), 2);
+    }
+    // On its own, outside a schedule.
+    let mut world = World::<S>::new();
+    world.spawn((A(1.0),));
+    let mut alone = IntoSystem::into_system(shoot_on::<S>);
+    assert!(alone.run(&mut world).is_ok(), "one shot is fine");
+    world.spawn((A(1.0),));
+    let err = alone.run(&mut world).unwrap_err();
+    assert!(
+        err.to_string().contains("out of ammo after 2 shots"),
+        "{err}"
+    );
+}

@@ -12,6 +12,7 @@ use std::fmt;
 
 use crate::commands::SkippedCommand;
 use crate::error::EcsError;
+use crate::system::Failure;
 
 /// A problem found while a schedule ran, and the system it came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,12 +30,15 @@ pub enum RunErrorKind {
     /// A command the system queued did nothing when it was applied (its entity was gone,
     /// it removed components the entity lacked, ...).
     Command(SkippedCommand),
+    /// The system returned an error (see [`SystemOutput`](crate::system::SystemOutput)).
+    Failed(Failure),
 }
 
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
             RunErrorKind::Command(skipped) => write!(f, "system {}: {skipped}", self.system),
+            RunErrorKind::Failed(error) => write!(f, "system {} failed: {error}", self.system),
         }
     }
 }
@@ -49,7 +53,7 @@ pub fn log_error(error: &RunError) {
 }
 
 /// Panics with the error (after the run, so its effects stay): for tests and debug builds
-/// that want every skipped command to be loud.
+/// that want every skipped command and failed system to be loud.
 pub fn panic_on_error(error: &RunError) {
     panic!("{error}");
 }

@@ -680,6 +680,16 @@ impl<S: Storage> Schedule<S> {
             }));
     }
 
+    /// Takes the error entry `i`'s system returned, if it failed, as a problem of the run.
+    fn collect_failure(&mut self, i: usize) {
+        if let Some(error) = self.entries[i].system.take_failure() {
+            self.run_errors.push(RunError {
+                system: self.entries[i].name.to_string(),
+                kind: RunErrorKind::Failed(crate::system::Failure::new(error)),
+            });
+        }
+    }
+
     /// Whether entry `i` runs this time: its conditions and its sets' all answer true.
     fn should_run(&self, i: usize, world: &World<S>) -> bool {
         let entry = &self.entries[i];
@@ -879,6 +889,7 @@ impl<S: Storage> Schedule<S> {
                     let system = &mut self.entries[i].system;
                     system.apply(world);
                     self.collect_skipped(i, world);
+                    self.collect_failure(i);
                 }
                 None => {}
             }
@@ -891,8 +902,12 @@ impl<S: Storage> Schedule<S> {
                 world.trace_system(Some(&self.entries[x].name));
             }
             let system = &mut self.entries[x].system;
-            catch_unwind(AssertUnwindSafe(|| system.run(world)))?
-                .expect("an exclusive system is always initialised");
+            match catch_unwind(AssertUnwindSafe(|| system.run(world)))? {
+                Ok(()) => {}
+                // A hand-written exclusive system that failed: a problem of the run.
+                Err(EcsError::Run(problems)) => self.run_errors.extend(problems),
+                Err(err) => panic!("an exclusive system is always initialised: {err}"),
+            }
         }
         Ok(())
     }

@@ -11,35 +11,42 @@ use std::borrow::Cow;
 use std::marker::PhantomData;
 
 use super::param::SystemParamItem;
-use super::{IntoSystem, System, SystemAccess, SystemParam};
+use super::{BoxedError, IntoSystem, System, SystemAccess, SystemOutput, SystemParam};
 use crate::error::EcsError;
 use crate::storage::Storage;
 use crate::world::{World, WorldId};
 
-/// A function usable as a system; `Marker` is `fn(P0, P1, ...)`, its parameter types.
+/// A function usable as a system; `Marker` is `fn(P0, P1, ...) -> Out`, its parameter
+/// types and what it returns.
 pub trait SystemParamFunction<S: Storage, Marker>: Send + Sync + 'static {
     /// The parameters, as a tuple.
     type Param: SystemParam<S>;
+    /// What the function returns: `()` or a `Result` (see [`SystemOutput`]).
+    type Out: SystemOutput;
 
     /// Calls the function with one run's arguments.
-    fn run(&mut self, params: SystemParamItem<'_, '_, Self::Param, S>);
+    fn run(&mut self, params: SystemParamItem<'_, '_, Self::Param, S>) -> Self::Out;
 }
 
 macro_rules! function_system {
     ($($param:ident $arg:ident),*) => {
-        impl<S: Storage, Func, $($param: SystemParam<S>),*> SystemParamFunction<S, fn($($param,)*)>
-            for Func
+        impl<S: Storage, Func, Out: SystemOutput, $($param: SystemParam<S>),*>
+            SystemParamFunction<S, fn($($param,)*) -> Out> for Func
         where
             Func: Send + Sync + 'static,
             for<'a> &'a mut Func:
-                FnMut($($param),*) + FnMut($(SystemParamItem<'_, '_, $param, S>),*),
+                FnMut($($param),*) -> Out + FnMut($(SystemParamItem<'_, '_, $param, S>),*) -> Out,
         {
             type Param = ($($param,)*);
+            type Out = Out;
 
             #[allow(non_snake_case, clippy::too_many_arguments)]
-            fn run(&mut self, params: SystemParamItem<'_, '_, ($($param,)*), S>) {
+            fn run(&mut self, params: SystemParamItem<'_, '_, ($($param,)*), S>) -> Out {
                 // Names the argument types so the call resolves to the item-taking `FnMut`.
-                fn call<$($param),*>(mut f: impl FnMut($($param),*), $($arg: $param),*) {
+                fn call<Out, $($param),*>(
+                    mut f: impl FnMut($($param),*) -> Out,
+                    $($arg: $param),*
+                ) -> Out {
                     f($($arg),*)
                 }
                 let ($($arg,)*) = params;
@@ -76,6 +83,8 @@ pub struct FunctionSystem<S: Storage, Marker, F: SystemParamFunction<S, Marker>>
     world: Option<WorldId>,
     access: SystemAccess,
     name: Cow<'static, str>,
+    /// The error the last run returned, until the schedule takes it.
+    failure: Option<BoxedError>,
     marker: PhantomData<fn() -> (S, Marker)>,
 }
 
@@ -96,6 +105,7 @@ impl<S: Storage, Marker: 'static, F: SystemParamFunction<S, Marker>>
             world: None,
             access: SystemAccess::default(),
             name: Cow::Borrowed(std::any::type_name::<F>()),
+            failure: None,
             marker: PhantomData,
         }
     }
@@ -156,7 +166,11 @@ unsafe impl<S: Storage, Marker: 'static, F: SystemParamFunction<S, Marker>> Syst
         // SAFETY: the state was built by `init` against this world (asserted above); the caller
         // guarantees the access (`run_unsafe`'s contract).
         let params = unsafe { F::Param::fetch(state, world) };
-        self.func.run(params);
+        self.failure = self.func.run(params).into_failure();
+    }
+
+    fn take_failure(&mut self) -> Option<BoxedError> {
+        self.failure.take()
     }
 
     fn validate(&self, world: &World<S>) -> Result<(), EcsError> {

@@ -34,6 +34,7 @@ mod access;
 mod exclusive;
 mod function;
 mod local;
+mod output;
 mod param;
 mod param_set;
 mod query;
@@ -42,6 +43,7 @@ pub use access::SystemAccess;
 pub use exclusive::{ExclusiveSystem, IsExclusive};
 pub use function::{FunctionSystem, IsFunction, SystemParamFunction};
 pub use local::Local;
+pub use output::{BoxedError, Failure, SystemOutput};
 pub(crate) use param::conflict;
 pub use param::{SystemParam, SystemParamItem};
 pub use param_set::ParamSet;
@@ -156,10 +158,17 @@ pub unsafe trait System<S: Storage>: Send + Sync + 'static {
     /// Drops deferred work instead of applying it (after the run panicked).
     fn discard(&mut self, world: &mut World<S>);
 
+    /// The error the last run returned, taken (a system that returns `Result`; see
+    /// [`SystemOutput`]). The default never fails.
+    fn take_failure(&mut self) -> Option<BoxedError> {
+        None
+    }
+
     /// Initialises if needed, runs with exclusive access, and applies deferred work.
     ///
     /// # Errors
-    /// As for [`System::initialize`].
+    /// As for [`System::initialize`]; and [`EcsError::Run`] with the error the system
+    /// returned (its commands applied all the same).
     fn run(&mut self, world: &mut World<S>) -> Result<(), EcsError> {
         self.initialize(world)?;
         world.flush();
@@ -168,7 +177,13 @@ pub unsafe trait System<S: Storage>: Send + Sync + 'static {
         // excludes every other access.
         unsafe { self.run_unsafe(world) };
         self.apply(world);
-        Ok(())
+        match self.take_failure() {
+            None => Ok(()),
+            Some(error) => Err(EcsError::Run(vec![crate::schedule::RunError {
+                system: self.name().to_owned(),
+                kind: crate::schedule::RunErrorKind::Failed(Failure::new(error)),
+            }])),
+        }
     }
 }
 
