@@ -1216,6 +1216,23 @@ pub fn systems_that_fail_report_their_errors<S: Storage>() {
         assert_eq!(schedule.error_count(), 4);
         assert_eq!(world.query::<&B>().count(), 2);
     }
+    // An exclusive system (`&mut World`) may fail too, under its name in the schedule.
+    fn exclusive<S: Storage>(world: &mut World<S>) -> Result<(), String> {
+        world.spawn((B(0.0),));
+        Err("exclusive gave up".into())
+    }
+    let mut world = World::<S>::new();
+    let mut schedule = Schedule::<S>::new();
+    schedule.add_named_system("alone", exclusive::<S>);
+    let EcsError::Run(problems) = schedule.try_run(&mut world).unwrap_err() else {
+        panic!("a run error")
+    };
+    assert_eq!(problems.len(), 1);
+    assert_eq!(
+        problems[0].to_string(),
+        "system alone failed: exclusive gave up"
+    );
+    assert_eq!(world.query::<&B>().count(), 1, "its work stays");
     // On its own, outside a schedule.
     let mut world = World::<S>::new();
     world.spawn((A(1.0),));

@@ -904,8 +904,16 @@ impl<S: Storage> Schedule<S> {
             let system = &mut self.entries[x].system;
             match catch_unwind(AssertUnwindSafe(|| system.run(world)))? {
                 Ok(()) => {}
-                // A hand-written exclusive system that failed: a problem of the run.
-                Err(EcsError::Run(problems)) => self.run_errors.extend(problems),
+                // An exclusive system that failed: a problem of the run, under the name
+                // the schedule knows it by.
+                Err(EcsError::Run(problems)) => {
+                    let name = self.entries[x].name.to_string();
+                    self.run_errors
+                        .extend(problems.into_iter().map(|problem| RunError {
+                            system: name.clone(),
+                            ..problem
+                        }));
+                }
                 Err(err) => panic!("an exclusive system is always initialised: {err}"),
             }
         }

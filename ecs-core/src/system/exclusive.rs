@@ -3,18 +3,20 @@
 use std::borrow::Cow;
 use std::marker::PhantomData;
 
-use super::{IntoSystem, System, SystemAccess};
+use super::{Failure, IntoSystem, System, SystemAccess, SystemOutput};
 use crate::error::EcsError;
+use crate::schedule::{RunError, RunErrorKind};
 use crate::storage::Storage;
 use crate::world::World;
 
-/// Tags the [`IntoSystem`] marker of functions taking `&mut World`.
+/// Tags the [`IntoSystem`] marker of functions taking `&mut World`,
+/// `(IsExclusive, fn() -> Out)`.
 pub struct IsExclusive;
 
 /// A [`System`] made from a function taking `&mut World<S>`: it may do anything to the world
 /// (spawn, despawn, insert, run queries and other schedules), so a schedule runs it alone,
 /// after the systems before it have finished and their commands were applied, and before
-/// the systems after it start.
+/// the systems after it start. It returns `()` or a `Result` (see [`SystemOutput`]).
 ///
 /// ```
 /// # use ecs_core::prelude::*;
@@ -35,17 +37,19 @@ pub struct IsExclusive;
 /// schedule.run(&mut world);
 /// assert_eq!(world.len(), 1);
 /// ```
-pub struct ExclusiveSystem<S: Storage, F> {
+pub struct ExclusiveSystem<S: Storage, F, Out = ()> {
     func: F,
     name: Cow<'static, str>,
     access: SystemAccess,
-    marker: PhantomData<fn() -> S>,
+    marker: PhantomData<fn() -> (S, Out)>,
 }
 
-impl<S: Storage, F: FnMut(&mut World<S>) + Send + Sync + 'static> IntoSystem<S, IsExclusive> for F {
-    type System = ExclusiveSystem<S, F>;
+impl<S: Storage, Out: SystemOutput, F: FnMut(&mut World<S>) -> Out + Send + Sync + 'static>
+    IntoSystem<S, (IsExclusive, fn() -> Out)> for F
+{
+    type System = ExclusiveSystem<S, F, Out>;
 
-    fn into_system(self) -> ExclusiveSystem<S, F> {
+    fn into_system(self) -> ExclusiveSystem<S, F, Out> {
         ExclusiveSystem {
             func: self,
             name: Cow::Borrowed(std::any::type_name::<F>()),
@@ -58,8 +62,8 @@ impl<S: Storage, F: FnMut(&mut World<S>) + Send + Sync + 'static> IntoSystem<S, 
 // SAFETY: the access is exclusive, which conflicts with every other access, so no system
 // runs beside this one; `run_unsafe` touches nothing (it panics: an exclusive system needs
 // `&mut World` and runs through `run`, as the schedule does).
-unsafe impl<S: Storage, F: FnMut(&mut World<S>) + Send + Sync + 'static> System<S>
-    for ExclusiveSystem<S, F>
+unsafe impl<S: Storage, Out: SystemOutput, F: FnMut(&mut World<S>) -> Out + Send + Sync + 'static>
+    System<S> for ExclusiveSystem<S, F, Out>
 {
     fn name(&self) -> &str {
         &self.name
@@ -90,7 +94,12 @@ unsafe impl<S: Storage, F: FnMut(&mut World<S>) + Send + Sync + 'static> System<
 
     fn run(&mut self, world: &mut World<S>) -> Result<(), EcsError> {
         world.flush();
-        (self.func)(world);
-        Ok(())
+        match (self.func)(world).into_failure() {
+            None => Ok(()),
+            Some(error) => Err(EcsError::Run(vec![RunError {
+                system: self.name.to_string(),
+                kind: RunErrorKind::Failed(Failure::new(error)),
+            }])),
+        }
     }
 }
