@@ -351,29 +351,29 @@ impl Resolved {
                 None => held(*slot),
                 Some(_) => (held(*slot) == Some(false)).then_some(false),
             },
-            Resolved::Any(parts) => {
-                let mut all_fail = true;
-                for part in parts {
-                    match part.chunk(columns, run) {
-                        Some(true) => return Some(true),
-                        Some(false) => {}
-                        None => all_fail = false,
-                    }
-                }
-                all_fail.then_some(false)
-            }
-            Resolved::All(parts) => {
-                let mut all_pass = true;
-                for part in parts {
-                    match part.chunk(columns, run) {
-                        Some(false) => return Some(false),
-                        Some(true) => {}
-                        None => all_pass = false,
-                    }
-                }
-                all_pass.then_some(true)
+            Resolved::Any(parts) => Self::chunk_of(parts, columns, run, true),
+            Resolved::All(parts) => Self::chunk_of(parts, columns, run, false),
+        }
+    }
+
+    /// [`Resolved::chunk`] of a disjunction (`decisive` true) or a conjunction (`decisive`
+    /// false) of `parts`: a part answering `decisive` decides it, every part answering the
+    /// other way decides the other way, anything else depends on the row.
+    fn chunk_of<L: SparseLookup>(
+        parts: &[Resolved],
+        columns: &[ColumnAccess<'_, L>],
+        run: &ChangeRun,
+        decisive: bool,
+    ) -> Option<bool> {
+        let mut settled = true;
+        for part in parts {
+            match part.chunk(columns, run) {
+                Some(answer) if answer == decisive => return Some(decisive),
+                Some(_) => {}
+                None => settled = false,
             }
         }
+        settled.then_some(!decisive)
     }
 
     /// Whether the row's `entity` passes, from the chunk's `columns` (one per slot).
