@@ -58,13 +58,47 @@ fn parse_u64(s: &str) -> Result<u64, String> {
     parsed.map_err(|e| format!("{s}: {e}"))
 }
 
+/// A seed from the clock: a new one each run.
+fn fresh_seed() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// What a mutation fuzzer's command line asked for.
+enum InputArgs {
+    /// A run of `inputs` mutated inputs from `seed` (`--inputs N`, `--seed X`).
+    Run { inputs: u64, seed: u64 },
+    /// The extra flag the command takes, with its value.
+    Extra(String),
+    /// Anything else: print the usage.
+    Usage,
+}
+
+/// Reads `--inputs N` and `--seed X` (a fresh seed unless given), and `extra VALUE` when
+/// the command takes such a flag (it wins over the others).
+fn input_args(extra: Option<&str>) -> InputArgs {
+    let (mut inputs, mut seed) = (1_000_000, fresh_seed());
+    let mut args = std::env::args().skip(2);
+    while let Some(flag) = args.next() {
+        let value = args.next();
+        match (flag.as_str(), value.as_deref().map(parse_u64)) {
+            ("--inputs", Some(Ok(n))) => inputs = n,
+            ("--seed", Some(Ok(s))) => seed = s,
+            (f, Some(_)) if Some(f) == extra => {
+                return InputArgs::Extra(value.expect("matched Some"));
+            }
+            _ => return InputArgs::Usage,
+        }
+    }
+    InputArgs::Run { inputs, seed }
+}
+
 fn parse_args() -> Result<Options, String> {
     let mut options = Options {
         ops: None,
         seconds: None,
-        seed: SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64),
+        seed: fresh_seed(),
         episode_len: 5_000,
         replay: None,
         shrink_seconds: 60.0,
@@ -256,21 +290,10 @@ fn report_inputs(
 
 /// `ecs-fuzz trace [--inputs N] [--seed X]`.
 fn trace_fuzz() -> ExitCode {
-    let mut inputs: u64 = 1_000_000;
-    let mut seed = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
-    let mut args = std::env::args().skip(2);
-    while let Some(flag) = args.next() {
-        match (flag.as_str(), args.next().as_deref().map(parse_u64)) {
-            ("--inputs", Some(Ok(n))) => inputs = n,
-            ("--seed", Some(Ok(s))) => seed = s,
-            _ => {
-                eprintln!("usage: ecs-fuzz trace [--inputs N] [--seed X]");
-                return ExitCode::from(2);
-            }
-        }
-    }
+    let InputArgs::Run { inputs, seed } = input_args(None) else {
+        eprintln!("usage: ecs-fuzz trace [--inputs N] [--seed X]");
+        return ExitCode::from(2);
+    };
     println!("ecs-fuzz trace: seed 0x{seed:x}, {inputs} inputs");
     let start = Instant::now();
     let result = ecs_fuzz::trace::run(seed, inputs, every_30_s(start));
@@ -284,37 +307,27 @@ fn trace_fuzz() -> ExitCode {
     )
 }
 
-/// `ecs-fuzz snapshot [--inputs N] [--seed X]`.
+/// `ecs-fuzz snapshot [--inputs N] [--seed X] | --write-corpus DIR`.
 fn snapshot_fuzz() -> ExitCode {
-    let mut inputs: u64 = 1_000_000;
-    let mut seed = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
-    let mut args = std::env::args().skip(2);
-    while let Some(flag) = args.next() {
-        let value = args.next();
-        match (flag.as_str(), value.as_deref().map(parse_u64)) {
-            ("--inputs", Some(Ok(n))) => inputs = n,
-            ("--seed", Some(Ok(s))) => seed = s,
-            ("--write-corpus", Some(_)) => {
-                let dir = value.expect("matched Some");
-                return match ecs_fuzz::snapshot::mutate::write_corpus(std::path::Path::new(&dir)) {
-                    Ok(n) => {
-                        println!("wrote {n} inputs to {dir}");
-                        ExitCode::SUCCESS
-                    }
-                    Err(e) => {
-                        eprintln!("{dir}: {e}");
-                        ExitCode::FAILURE
-                    }
-                };
-            }
-            _ => {
-                eprintln!("usage: ecs-fuzz snapshot [--inputs N] [--seed X] | --write-corpus DIR");
-                return ExitCode::from(2);
-            }
+    let (inputs, seed) = match input_args(Some("--write-corpus")) {
+        InputArgs::Run { inputs, seed } => (inputs, seed),
+        InputArgs::Extra(dir) => {
+            return match ecs_fuzz::snapshot::mutate::write_corpus(std::path::Path::new(&dir)) {
+                Ok(n) => {
+                    println!("wrote {n} inputs to {dir}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("{dir}: {e}");
+                    ExitCode::FAILURE
+                }
+            };
         }
-    }
+        InputArgs::Usage => {
+            eprintln!("usage: ecs-fuzz snapshot [--inputs N] [--seed X] | --write-corpus DIR");
+            return ExitCode::from(2);
+        }
+    };
     println!("ecs-fuzz snapshot: seed 0x{seed:x}, {inputs} inputs");
     let start = Instant::now();
     let result = ecs_fuzz::snapshot::mutate::run(seed, inputs, every_30_s(start));
