@@ -254,6 +254,7 @@ macro_rules! suite {
                 trace::a_trace_started_mid_run_replays_on_its_own => a_trace_started_mid_run_replays_on_its_own,
                 trace::a_plain_storage_refuses_to_record => a_plain_storage_refuses_to_record,
                 trace::the_model_tests_operations_replay_faithfully => model_ops_replay_faithfully,
+                trace::query_look_ups_keep_their_place => query_look_ups_keep_their_place,
             }
         }
     };

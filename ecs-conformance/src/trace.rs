@@ -334,3 +334,96 @@ pub fn the_model_tests_operations_replay_faithfully<S: Storage>() {
         }
     }
 }
+
+/// A query's look-ups keep their place in the trace whichever way they are recorded: the
+/// ones that found the entity on the thread running the program are buffered without a
+/// lock, the others (a miss, an optional component, another thread) go through it; the
+/// trace's order is the program's, a run that ended before a look-up comes before it, and
+/// a look-up made on another thread is not lost.
+pub fn query_look_ups_keep_their_place<S: Storage>() {
+    let mut world = World::<Traced<S>>::new();
+    let e: Vec<Entity> = (0..6)
+        .map(|i| world.spawn((Pos(i as f32), Vel(1.0))))
+        .collect();
+    let bare = world.spawn((Vel(2.0),));
+    world.start_trace().unwrap();
+    let mut q = world.query_state::<&Pos, ()>().unwrap();
+    let maybe = world.query_state::<(&Vel, Option<&Pos>), ()>().unwrap();
+    assert_eq!(q.iter(&world).count(), 6);
+    assert!(q.get(&world, e[0]).is_some()); // through the lock: the state's first
+    assert!(q.get(&world, e[1]).is_some()); // buffered
+    assert!(q.get(&world, bare).is_none()); // a miss: through the lock
+    assert!(q.get(&world, e[2]).is_some()); // buffered
+    assert!(maybe.get(&world, bare).is_some()); // an optional component: the lock
+    assert_eq!(q.iter(&world).count(), 6);
+    assert!(q.get(&world, e[3]).is_some()); // after a run that ended: the lock
+    world.insert(e[0], Frozen).unwrap();
+    std::thread::scope(|s| {
+        s.spawn(|| assert!(q.get(&world, e[4]).is_some()));
+    });
+    assert!(q.get(&world, e[5]).is_some()); // buffered, written at the despawn
+    world.despawn(e[1]).unwrap();
+    let trace = world.finish_trace().unwrap();
+    let [pos, vel, frozen] = ["Pos", "Vel", "Frozen"].map(|name| {
+        trace
+            .components()
+            .iter()
+            .position(|c| c.name.ends_with(name))
+            .unwrap_or_else(|| panic!("{name} is in the trace")) as u32
+    });
+    // The trace found the entities at its start (its first ops spawn them): ordinals in
+    // spawn order, from 1.
+    let ord =
+        |entity: Entity| 1 + e.iter().chain([&bare]).position(|&x| x == entity).unwrap() as u32;
+    let get = |entity, component, found| Op::Get {
+        entity: ord(entity),
+        component,
+        write: false,
+        found,
+    };
+    let ops: Vec<Op> = trace
+        .ops()
+        .skip_while(|op| matches!(op, Op::Spawn { .. }))
+        .filter(|op| !matches!(op, Op::System(_) | Op::Frame))
+        .map(|op| match op {
+            Op::Query { shape, .. } => Op::Query {
+                shape,
+                rows: 0,
+                complete: true,
+                state: 0,
+                repeat: false,
+            },
+            other => other,
+        })
+        .collect();
+    let run = |shape| Op::Query {
+        shape,
+        rows: 0,
+        complete: true,
+        state: 0,
+        repeat: false,
+    };
+    let shape_of_q = match ops[0] {
+        Op::Query { shape, .. } => shape,
+        other => panic!("the first op is the first run, not {other:?}"),
+    };
+    let expected = vec![
+        run(shape_of_q),
+        get(e[0], pos, true),
+        get(e[1], pos, true),
+        get(bare, pos, false),
+        get(e[2], pos, true),
+        get(bare, vel, true),
+        get(bare, pos, false),
+        run(shape_of_q),
+        get(e[3], pos, true),
+        Op::Insert {
+            entity: ord(e[0]),
+            component: frozen,
+        },
+        get(e[4], pos, true),
+        get(e[5], pos, true),
+        Op::Despawn { entity: ord(e[1]) },
+    ];
+    assert_eq!(ops, expected);
+}

@@ -306,9 +306,35 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
         view: WorldView<'w, S>,
         entity: Entity,
     ) -> Option<Q::Item<'w>> {
+        // SAFETY: forwarded contract.
+        let item = unsafe { self.look_up(view, entity) };
         if S::TRACED {
+            self.record_get(view, entity, item.is_some());
+        }
+        item
+    }
+
+    /// Records a look-up of `entity` that answered (`found`: an item) or not, if `view`'s
+    /// storage records: buffered without a lock when it can be (the common case, kept
+    /// inline), through [`QueryState::trace_get`] otherwise.
+    #[inline]
+    pub(super) fn record_get(&self, view: WorldView<'_, S>, entity: Entity, found: bool) {
+        let Some(recorder) = view.storage().recorder() else {
+            return;
+        };
+        if recorder.is_active()
+            && !(found && recorder.buffer_query_get(self.changes.trace_memo(), entity))
+        {
             self.trace_get(view, entity);
         }
+    }
+
+    /// [`QueryState::get_in`] without recording it.
+    ///
+    /// # Safety
+    /// As for [`QueryState::get_unchecked`].
+    #[inline]
+    unsafe fn look_up<'w>(&'w self, view: WorldView<'w, S>, entity: Entity) -> Option<Q::Item<'w>> {
         self.check_world(view.id());
         // No allocator look-up when a required slot rejects stale handles anyway: on a
         // shuffled `get` it is one more cache miss per call.
@@ -326,7 +352,8 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
         unsafe { Q::fetch_entity(&self.data, ctx, &place, entity) }
     }
 
-    /// Records a look-up of `entity` in the trace `view`'s storage records, if any.
+    /// Records a look-up of `entity` in the trace `view`'s storage records, if any, through
+    /// the recorder's lock (each fetched component's presence asked of the storage).
     #[inline(never)]
     pub(super) fn trace_get(&self, view: WorldView<'_, S>, entity: Entity) {
         crate::trace::world_tally::trace_query_get(

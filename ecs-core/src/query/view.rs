@@ -184,8 +184,22 @@ impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> QueryView<'w, Q, F, S> {
             return unsafe { self.item_by_place(entity) };
         }
         if S::TRACED {
-            self.state.trace_get(self.world, entity);
+            // SAFETY: as this function's.
+            let item = unsafe { self.item_by_row(entity) };
+            self.state.record_get(self.world, entity, item.is_some());
+            return item;
         }
+        // SAFETY: as this function's.
+        unsafe { self.item_by_row(entity) }
+    }
+
+    /// [`QueryView::item`] for a keying backend whose chunks are all keyed: the entity's
+    /// row of its chunk's fetch, without recording the look-up.
+    ///
+    /// # Safety
+    /// As for [`QueryView::item`].
+    #[inline]
+    unsafe fn item_by_row(&self, entity: Entity) -> Option<Q::Item<'w>> {
         // `None`: a stale handle, or an entity with no row (it matches only queries whose
         // chunks include unkeyed ones, and those take the path above).
         let ChunkRow { key, row } = self.world.storage().entity_row(entity)?;

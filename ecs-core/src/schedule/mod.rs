@@ -97,6 +97,19 @@ struct Entry<S: Storage> {
     constraints: Constraints<S>,
     /// The labelled sets the system is in.
     sets: Vec<&'static str>,
+    /// Where a trace being recorded keeps this system's index (see
+    /// [`World::trace_system`]).
+    trace_slot: u64,
+}
+
+impl<S: Storage> Entry<S> {
+    /// Records, when `world` records, that the ops that follow come from this system.
+    #[inline]
+    fn trace_enter(&mut self, world: &mut World<S>) {
+        if S::TRACED {
+            world.trace_system(Some((&self.name, &mut self.trace_slot)));
+        }
+    }
 }
 
 /// Ordering constraints and run conditions, of one system or of a set.
@@ -427,6 +440,7 @@ impl<S: Storage> Schedule<S> {
             enabled: true,
             constraints: Constraints::default(),
             sets: Vec::new(),
+            trace_slot: 0,
         });
         self.plan = None;
         SystemId(self.entries.len() - 1)
@@ -883,9 +897,7 @@ impl<S: Storage> Schedule<S> {
                     first_panic.get_or_insert(payload);
                 }
                 None if !skipped => {
-                    if S::TRACED {
-                        world.trace_system(Some(&self.entries[i].name));
-                    }
+                    self.entries[i].trace_enter(world);
                     let system = &mut self.entries[i].system;
                     system.apply(world);
                     self.collect_skipped(i, world);
@@ -898,9 +910,7 @@ impl<S: Storage> Schedule<S> {
             return Err(payload);
         }
         if let Some(x) = segment.exclusive.filter(|&x| self.should_run(x, world)) {
-            if S::TRACED {
-                world.trace_system(Some(&self.entries[x].name));
-            }
+            self.entries[x].trace_enter(world);
             let system = &mut self.entries[x].system;
             match catch_unwind(AssertUnwindSafe(|| system.run(world)))? {
                 Ok(()) => {}
@@ -928,16 +938,14 @@ fn run_in_order<S: Storage>(
     segment: &Segment,
     entries: &mut [Entry<S>],
     skip: &[bool],
-    world: &World<S>,
+    world: &mut World<S>,
     panics: &mut [Mutex<Panic>],
 ) {
     let mut blocked = vec![false; segment.systems.len()];
     for (k, &i) in segment.systems.iter().enumerate() {
         let panic = panics[k].get_mut();
         if !blocked[k] && !skip[k] {
-            if S::TRACED {
-                world.trace_system(Some(&entries[i].name));
-            }
+            entries[i].trace_enter(world);
             *panic = run_caught(entries[i].system.as_mut(), world);
         }
         if blocked[k] || panic.is_some() {

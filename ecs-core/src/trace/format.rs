@@ -962,17 +962,50 @@ impl OpWriter {
                 component,
                 write,
                 found,
-            } => {
-                let kind = match (write, found) {
-                    (false, true) => GET,
-                    (true, true) => GET_MUT,
-                    (false, false) => GET_MISSING,
-                    (true, false) => GET_MUT_MISSING,
-                };
-                self.tag(kind, component);
-                self.entity(entity);
-            }
+            } => self.get(entity, component, write, found),
         }
+    }
+
+    /// Appends an [`Op::Get`]: the call a program makes most, so its bytes are put
+    /// together on the stack and appended at once.
+    #[inline]
+    pub(crate) fn get(&mut self, entity: u32, component: u32, write: bool, found: bool) {
+        let kind = match (write, found) {
+            (false, true) => GET,
+            (true, true) => GET_MUT,
+            (false, false) => GET_MISSING,
+            (true, false) => GET_MUT_MISSING,
+        };
+        if component >= u32::from(WIDE) {
+            self.tag(kind, component);
+            self.entity(entity);
+            return;
+        }
+        self.count += 1;
+        // A tag and an entity's varint: at most 1 + 10 bytes.
+        let mut buf = [0u8; 11];
+        buf[0] = kind | ((component as u8) << 4);
+        let delta = i64::from(entity) - i64::from(self.last);
+        self.last = entity;
+        let mut value = ((delta << 1) ^ (delta >> 63)) as u64;
+        let mut len = 1;
+        while value >= 0x80 {
+            buf[len] = value as u8 | 0x80;
+            value >>= 7;
+            len += 1;
+        }
+        buf[len] = value as u8;
+        // A copy of constant length, where `extend_from_slice(&buf[..=len])` calls memmove.
+        self.bytes.reserve(buf.len());
+        for (spare, byte) in self.bytes.spare_capacity_mut()[..buf.len()]
+            .iter_mut()
+            .zip(buf)
+        {
+            spare.write(byte);
+        }
+        // SAFETY: the spare capacity was reserved, and its first `buf.len()` bytes, more
+        // than `len + 1`, were just written.
+        unsafe { self.bytes.set_len(self.bytes.len() + len + 1) };
     }
 }
 

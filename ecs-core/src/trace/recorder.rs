@@ -1,5 +1,6 @@
 //! [`Recorder`]: what a [`Traced`](super::Traced) storage keeps while a trace is recorded.
 
+use std::cell::{Cell, UnsafeCell};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 use hashbrown::HashMap;
@@ -13,12 +14,65 @@ use crate::entity::Entity;
 
 /// The recording state of one world: off, or the trace being written.
 ///
-/// Storage calls (`&mut` through the storage) reach it without locking; look-ups and query
-/// runs through a shared world take its lock, which only a recording world ever takes.
+/// Storage calls (`&mut` through the storage) reach it without locking; query runs and most
+/// look-ups through a shared world take its lock, which only a recording world ever takes.
+/// A query's look-up that found the entity, the call a game makes most, is buffered without
+/// the lock when made on the thread that last held the world mutably (the one running the
+/// schedule) and written at the next locked or `&mut` call: two atomic read-modify-writes
+/// per look-up were most of what recording cost.
+///
+/// # Invariants
+/// `local` is accessed through `&mut self`, or through `&self` only on the thread whose
+/// `thread_token` is `owner`, and no two accesses overlap: each is a short function that
+/// calls nothing which records. `local.watch` points only at tallies in `state`'s list of
+/// open runs (cleared whenever that list is emptied, which takes `&mut self`). `recording`
+/// is `state`'s recording number.
 #[derive(Default)]
 pub struct Recorder {
     active: AtomicBool,
+    /// The thread that may use `local` through `&self` (0: none; tokens start at 1).
+    owner: u64,
+    /// This recording's number, readable without the lock.
+    recording: u32,
+    local: UnsafeCell<Local>,
     state: Mutex<State>,
+}
+
+// SAFETY: `local`, the one field that is not `Sync`, is only reached through `&self` on the
+// owner thread (type invariant), so shared references on other threads never touch it.
+unsafe impl Sync for Recorder {}
+
+/// What the owner thread keeps without the lock (see [`Recorder`]).
+#[derive(Default)]
+struct Local {
+    /// Look-ups through a query state that found the entity, not written yet: the state's
+    /// memo index and the entity.
+    gets: Vec<(u32, Entity)>,
+    /// By memo index: whether a look-up through the state may be buffered (its fetched
+    /// components are known and all required, so a look-up that answered found them all).
+    fast: Vec<bool>,
+    /// The runs that were open at the last locked call: once one is complete, the next
+    /// look-up takes the lock, so the run's op is written before it as it would have been.
+    watch: Vec<*const Tally>,
+}
+
+// SAFETY: the tallies `watch` points at are boxed in the same recorder's state and move
+// with it; they are read only through their atomics (see `Recorder`'s invariants).
+unsafe impl Send for Local {}
+
+/// A number for the calling thread, unique among every thread the process ever ran (from 1).
+#[inline]
+fn thread_token() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    thread_local!(static TOKEN: Cell<u64> = const { Cell::new(0) });
+    TOKEN.with(|token| match token.get() {
+        0 => {
+            let fresh = NEXT.fetch_add(1, Ordering::Relaxed);
+            token.set(fresh);
+            fresh
+        }
+        held => held,
+    })
 }
 
 /// What a recording remembers of one query state (see [`State::memo`]).
@@ -41,6 +95,8 @@ pub(crate) struct GetSlot {
     pub(crate) component: u32,
     /// Whether the query writes it.
     pub(crate) write: bool,
+    /// Whether the query requires it (a look-up that answered then found it).
+    pub(crate) required: bool,
 }
 
 /// The trace being written and the tables that turn the world's ids into the trace's.
@@ -59,10 +115,6 @@ pub(crate) struct State {
     systems: Vec<String>,
     #[cfg(feature = "schedule")]
     system_index: HashMap<String, u32>,
-    /// The index of each system name as the schedule gives it (generic arguments and
-    /// all): a system entered again costs a look-up, not a new name.
-    #[cfg(feature = "schedule")]
-    raw_system_index: HashMap<String, u32>,
     sets: Vec<Vec<u32>>,
     set_index: HashMap<Vec<u32>, u32>,
     shapes: Vec<QueryShape>,
@@ -112,11 +164,14 @@ impl Recorder {
     /// Starts a fresh trace (what was recorded before is dropped).
     pub(crate) fn start(&mut self) {
         static RECORDINGS: AtomicU32 = AtomicU32::new(1);
+        self.recording = RECORDINGS.fetch_add(1, Ordering::Relaxed);
         *self.state.get_mut() = State {
             next_ordinal: 1,
-            recording: RECORDINGS.fetch_add(1, Ordering::Relaxed),
+            recording: self.recording,
             ..State::default()
         };
+        *self.local.get_mut() = Local::default();
+        self.owner = thread_token();
         *self.active.get_mut() = true;
     }
 
@@ -140,21 +195,31 @@ impl Recorder {
 
     /// Stops recording and hands out the trace.
     pub(crate) fn finish(&mut self) -> Trace {
+        let state = self.exclusive();
+        let trace = std::mem::take(state).into_trace();
         *self.active.get_mut() = false;
+        trace
+    }
+
+    /// The state through `&mut self`, with every buffered look-up and open run written
+    /// (no run is under way any more), and this thread the owner from now on.
+    #[inline]
+    fn exclusive(&mut self) -> &mut State {
+        self.owner = thread_token();
+        let local = self.local.get_mut();
         let state = self.state.get_mut();
+        state.write_gets(&mut local.gets);
+        local.watch.clear();
         state.close_queries();
         state.catch_up_frames();
-        std::mem::take(state).into_trace()
+        state
     }
 
     /// Runs `f` on the state through `&mut self` (no lock), if recording.
     #[inline]
     pub(crate) fn with_mut(&mut self, f: impl FnOnce(&mut State)) {
         if *self.active.get_mut() {
-            let state = self.state.get_mut();
-            state.close_queries();
-            state.catch_up_frames();
-            f(state);
+            f(self.exclusive());
         }
     }
 
@@ -162,12 +227,7 @@ impl Recorder {
     #[inline]
     pub(crate) fn state_if_active(&mut self) -> Option<&mut State> {
         match *self.active.get_mut() {
-            true => {
-                let state = self.state.get_mut();
-                state.close_queries();
-                state.catch_up_frames();
-                Some(state)
-            }
+            true => Some(self.exclusive()),
             false => None,
         }
     }
@@ -175,12 +235,84 @@ impl Recorder {
     /// Runs `f` on the state through a shared reference (locked), if recording.
     #[inline]
     pub(crate) fn with(&self, f: impl FnOnce(&mut State)) {
-        if self.is_active() {
-            let mut state = self.state.lock();
-            state.write_finished_queries();
-            state.catch_up_frames();
-            f(&mut state);
+        self.with_local(|state, _| f(state));
+    }
+
+    /// [`Recorder::with`], handing `f` the owner's buffer too when called on the owner
+    /// thread.
+    pub(crate) fn with_local(&self, f: impl FnOnce(&mut State, Option<&mut LocalFast<'_>>)) {
+        if !self.is_active() {
+            return;
         }
+        let mut state = self.state.lock();
+        let owned = self.owner == thread_token();
+        if owned {
+            // SAFETY: the owner thread, and no other access to `local` is under way (type
+            // invariant: `f` below does not reach it but through `fast`).
+            let local = unsafe { &mut *self.local.get() };
+            state.write_gets(&mut local.gets);
+        }
+        state.write_finished_queries();
+        state.catch_up_frames();
+        match owned {
+            true => {
+                // SAFETY: as above; the borrow above has ended.
+                let local = unsafe { &mut *self.local.get() };
+                f(&mut state, Some(&mut LocalFast(&mut local.fast)));
+                local.watch.clear();
+                local.watch.extend(
+                    state
+                        .pending
+                        .iter()
+                        .map(|&i| &*state.open[i] as *const Tally),
+                );
+            }
+            false => f(&mut state, None),
+        }
+    }
+
+    /// Buffers, without the lock, a look-up of `entity` that found it through the query
+    /// state whose memo slot is `slot`; false when it cannot (not the owner thread, a state
+    /// not seen yet in this recording, or a run the look-up must be written after has
+    /// ended), and the caller takes the lock.
+    #[inline]
+    pub(crate) fn buffer_query_get(&self, slot: &AtomicU64, entity: Entity) -> bool {
+        if self.owner != thread_token() {
+            return false;
+        }
+        let held = slot.load(Ordering::Relaxed);
+        if (held >> 32) as u32 != self.recording {
+            return false;
+        }
+        // SAFETY: the owner thread (checked above), and nothing else of `local` is borrowed
+        // here (type invariant).
+        let local = unsafe { &mut *self.local.get() };
+        let memo = held as u32;
+        if !local.fast.get(memo as usize).copied().unwrap_or(false) {
+            return false;
+        }
+        // SAFETY: `watch` points at tallies boxed in the state's open runs, which stay put
+        // until `&mut self` (type invariant); only their atomics are read.
+        if local.watch.iter().any(|&t| unsafe { &*t }.is_complete()) {
+            return false;
+        }
+        local.gets.push((memo, entity));
+        true
+    }
+}
+
+/// The owner thread's record of which query states' look-ups may be buffered (see
+/// [`Recorder::buffer_query_get`]).
+pub(crate) struct LocalFast<'a>(&'a mut Vec<bool>);
+
+impl LocalFast<'_> {
+    /// Remembers whether a look-up through memo `memo`'s state that found the entity may be
+    /// buffered from now on.
+    pub(crate) fn set(&mut self, memo: usize, fast: bool) {
+        if self.0.len() <= memo {
+            self.0.resize(memo + 1, false);
+        }
+        self.0[memo] = fast;
     }
 }
 
@@ -341,6 +473,33 @@ impl State {
         self.memos[memo].gets = Some(gets);
     }
 
+    /// Whether every component a look-up through memo `memo`'s state fetches is known and
+    /// required.
+    pub(crate) fn memo_gets_required(&self, memo: usize) -> bool {
+        self.memos[memo]
+            .gets
+            .as_deref()
+            .is_some_and(|gets| gets.iter().all(|g| g.required))
+    }
+
+    /// Writes the look-ups the owner thread buffered (see [`Recorder::buffer_query_get`]):
+    /// each found every component its state fetches.
+    fn write_gets(&mut self, gets: &mut Vec<(u32, Entity)>) {
+        let State {
+            memos,
+            ops,
+            ordinals,
+            ..
+        } = self;
+        for &(memo, entity) in gets.iter() {
+            let ordinal = ordinal_in(ordinals, entity);
+            for get in memos[memo as usize].gets.as_deref().unwrap_or(&[]) {
+                ops.get(ordinal, get.component, get.write, true);
+            }
+        }
+        gets.clear();
+    }
+
     /// Begins counting a run of `shape` by query state `state` (0: any), `repeat` when it
     /// iterates the window of the state's previous run again; the tally is written when
     /// the run is over.
@@ -400,11 +559,20 @@ impl State {
 
     /// Records that the ops that follow come from system `name` (`None`: from outside any
     /// system), if that changes anything. The previous system's query runs are over: their
-    /// ops come first.
+    /// ops come first. `slot` is where the schedule keeps the system's index for this
+    /// recording (the recording in the high half, the index in the low), so a system
+    /// entered again costs no look-up of its name.
     #[cfg(feature = "schedule")]
-    pub(crate) fn enter_system(&mut self, name: Option<&str>) {
+    pub(crate) fn enter_system(&mut self, name: Option<(&str, &mut u64)>) {
         self.write_queries();
-        let index = name.map(|raw| self.system_of(raw));
+        let index = name.map(|(raw, slot)| match (*slot >> 32) as u32 == self.recording {
+            true => *slot as u32,
+            false => {
+                let i = self.system_of(raw);
+                *slot = (u64::from(self.recording) << 32) | u64::from(i);
+                i
+            }
+        });
         if index != self.system {
             self.system = index;
             self.ops.push(Op::System(index));
@@ -415,11 +583,8 @@ impl State {
     /// name without generic arguments.
     #[cfg(feature = "schedule")]
     fn system_of(&mut self, raw: &str) -> u32 {
-        if let Some(&i) = self.raw_system_index.get(raw) {
-            return i;
-        }
         let name = without_generics(raw);
-        let i = match self.system_index.get(&name) {
+        match self.system_index.get(&name) {
             Some(&i) => i,
             None => {
                 let i = self.systems.len() as u32;
@@ -427,9 +592,7 @@ impl State {
                 self.system_index.insert(name, i);
                 i
             }
-        };
-        self.raw_system_index.insert(raw.to_owned(), i);
-        i
+        }
     }
 
     /// Writes an [`Op::Changed`] for each entity whose tracked component was marked
@@ -486,10 +649,7 @@ impl State {
 
     /// `entity`'s ordinal, 0 when the trace never spawned it.
     pub(crate) fn ordinal(&self, entity: Entity) -> u32 {
-        match self.ordinals.get(entity.index() as usize) {
-            Some(&(generation, ordinal)) if generation == entity.generation() => ordinal,
-            _ => 0,
-        }
+        ordinal_in(&self.ordinals, entity)
     }
 
     /// Forgets a despawned entity, answering its ordinal (0 when it had none).
@@ -522,6 +682,15 @@ impl State {
             }
             self.captured_frames = Some(now.max(seen));
         }
+    }
+}
+
+/// `entity`'s ordinal in `ordinals` (see [`State`]'s), 0 when it has none.
+#[inline]
+fn ordinal_in(ordinals: &[(u32, u32)], entity: Entity) -> u32 {
+    match ordinals.get(entity.index() as usize) {
+        Some(&(generation, ordinal)) if generation == entity.generation() => ordinal,
+        _ => 0,
     }
 }
 

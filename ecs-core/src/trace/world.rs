@@ -81,6 +81,7 @@ impl<S: Storage> World<S> {
     }
 
     /// Whether a trace is being recorded.
+    #[inline]
     pub fn is_tracing(&self) -> bool {
         S::TRACED && self.storage().recorder().is_some_and(Recorder::is_active)
     }
@@ -109,12 +110,14 @@ impl<S: Storage> World<S> {
     }
 
     /// Records that the ops that follow come from system `name` (`None`: from outside any
-    /// system). What the schedule calls around each system while recording.
+    /// system), `slot` keeping its index for the next time (see
+    /// [`State::enter_system`](super::recorder::State::enter_system)). What the schedule
+    /// calls around each system while recording: through `&mut`, so without a lock.
     #[cfg(feature = "schedule")]
-    pub(crate) fn trace_system(&self, name: Option<&str>) {
+    pub(crate) fn trace_system(&mut self, name: Option<(&str, &mut u64)>) {
         if S::TRACED {
-            if let Some(recorder) = self.storage().recorder() {
-                recorder.with(|state| state.enter_system(name));
+            if let Some(recorder) = self.storage_mut_for_trace() {
+                recorder.with_mut(|state| state.enter_system(name));
             }
         }
     }
@@ -210,9 +213,10 @@ pub(crate) fn trace_get<S: Storage>(
     });
 }
 
-/// Records a query's look-up of one entity (`QueryState::get`, a view's `get`): a
-/// look-up of each component it fetches. The state's `run` keeps where the recording
-/// remembers which components those are.
+/// Records a query's look-up of one entity (`QueryState::get`, a view's `get`) that could
+/// not be buffered (see
+/// [`Recorder::buffer_query_get`]): a look-up of each component it fetches. The state's
+/// `run` keeps where the recording remembers which components those are.
 #[inline(never)]
 pub(crate) fn trace_query_get<S: Storage>(
     world: WorldView<'_, S>,
@@ -225,7 +229,7 @@ pub(crate) fn trace_query_get<S: Storage>(
         return;
     };
     // One lock for every component it fetches.
-    recorder.with(|state| {
+    recorder.with_local(|state, fast| {
         let memo = state.memo(run.trace_memo());
         let slots = |state: &mut State| {
             descriptor
@@ -238,6 +242,7 @@ pub(crate) fn trace_query_get<S: Storage>(
                         id: slot.component,
                         component: state.component(slot.component, world.components()),
                         write,
+                        required: slot.role == SlotRole::Required,
                     })
                 })
                 .collect()
@@ -245,6 +250,9 @@ pub(crate) fn trace_query_get<S: Storage>(
         state.query_get(memo, entity, slots, |id| {
             world.storage().contains(entity, id)
         });
+        if let Some(fast) = fast {
+            fast.set(memo, state.memo_gets_required(memo));
+        }
     });
 }
 
@@ -291,6 +299,7 @@ impl Tally {
     }
 
     /// Whether the run reached its end.
+    #[inline]
     pub(crate) fn is_complete(&self) -> bool {
         self.complete.load(Ordering::Relaxed)
     }

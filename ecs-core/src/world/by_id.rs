@@ -124,7 +124,7 @@ impl<S: Storage> World<S> {
         if !self.entities.contains(entity) || self.components.get(id).is_none() {
             return None;
         }
-        if S::TRACED {
+        if S::TRACED && self.is_tracing() {
             self.trace_get_by_id(entity, id, false);
         }
         self.storage.get_ptr(entity, id)
@@ -416,7 +416,7 @@ impl<S: Storage> World<S> {
     /// ```
     pub fn get_bytes_mut(&mut self, entity: Entity, id: ComponentId) -> Option<&mut [u8]> {
         self.plain_info(id).ok()?;
-        if S::TRACED {
+        if S::TRACED && self.is_tracing() {
             self.trace_get_by_id(entity, id, true);
         }
         if self.components.info(id).tracks_changes() && self.storage.contains(entity, id) {

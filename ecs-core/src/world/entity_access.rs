@@ -42,7 +42,7 @@ impl<S: Storage> World<S> {
         entities: [Entity; N],
     ) -> Result<[Write<'_, T>; N], EcsError> {
         let ptrs = self.many_ptrs::<T, N>(&entities)?;
-        if S::TRACED {
+        if S::TRACED && self.is_tracing() {
             for &e in &entities {
                 self.trace_get_of::<T>(e, true);
             }

@@ -70,7 +70,7 @@ impl<'w, S: Storage> EntityRef<'w, S> {
     /// The entity's `T`, if it has one.
     #[inline]
     pub fn get<T: Component>(&self) -> Option<&'w T> {
-        if S::TRACED {
+        if S::TRACED && self.world.is_tracing() {
             self.world.trace_get_of::<T>(self.entity, false);
         }
         let id = self.world.components().id::<T>()?;

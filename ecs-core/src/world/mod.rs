@@ -390,7 +390,7 @@ impl<S: Storage> World<S> {
     /// assert_eq!(world.get::<Name>(e).map(|n| n.0), Some("crate"));
     /// ```
     pub fn get<T: Component>(&self, entity: Entity) -> Option<&T> {
-        if S::TRACED {
+        if S::TRACED && self.is_tracing() {
             self.trace_get_of::<T>(entity, false);
         }
         let ptr = self.get_ptr::<T>(entity)?;
@@ -470,7 +470,7 @@ impl<S: Storage> World<S> {
         &mut self,
         entity: Entity,
     ) -> Option<(&mut T, Option<&ChangeLog>)> {
-        if S::TRACED {
+        if S::TRACED && self.is_tracing() {
             self.trace_get_of::<T>(entity, true);
         }
         let mut ptr = self.get_ptr::<T>(entity)?;
@@ -506,7 +506,7 @@ impl<S: Storage> World<S> {
     /// assert!(world.has::<Tag>(e));
     /// ```
     pub fn has<T: Component>(&self, entity: Entity) -> bool {
-        if S::TRACED {
+        if S::TRACED && self.is_tracing() {
             self.trace_get_of::<T>(entity, false);
         }
         match self.components.id::<T>() {

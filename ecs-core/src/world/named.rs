@@ -147,7 +147,7 @@ impl<S: Storage> World<S> {
     /// assert!(world.get_named::<RenderData>(e, "Fog").is_none());
     /// ```
     pub fn get_named<T: Component>(&self, entity: Entity, name: &str) -> Option<&T> {
-        if S::TRACED {
+        if S::TRACED && self.is_tracing() {
             self.trace_get_named::<T>(entity, name, false);
         }
         let ptr = self.named_ptr::<T>(entity, name)?;
@@ -175,7 +175,7 @@ impl<S: Storage> World<S> {
         entity: Entity,
         name: &str,
     ) -> Option<Mut<'_, T>> {
-        if S::TRACED {
+        if S::TRACED && self.is_tracing() {
             self.trace_get_named::<T>(entity, name, true);
         }
         let mut ptr = self.named_ptr::<T>(entity, name)?;

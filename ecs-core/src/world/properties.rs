@@ -38,7 +38,7 @@ impl<S: Storage> World<S> {
     ) -> Result<PropertyValue<'_>, EcsError> {
         let (id, field) = self.resolve_property(entity, instance, property)?;
         let ptr = self.instance_ptr(entity, id, instance)?;
-        if S::TRACED {
+        if S::TRACED && self.is_tracing() {
             self.trace_get_by_id(entity, id, false);
         }
         // SAFETY: `ptr` is the entity's initialised value of `id`, whose properties `field`
@@ -91,7 +91,7 @@ impl<S: Storage> World<S> {
             });
         }
         let ptr = self.instance_ptr(entity, id, instance)?;
-        if S::TRACED {
+        if S::TRACED && self.is_tracing() {
             self.trace_get_by_id(entity, id, true);
         }
         // SAFETY: `ptr` is the entity's initialised value of `id`, whose properties `field`
