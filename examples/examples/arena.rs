@@ -12,6 +12,9 @@
 //! cargo run --release -p examples --example arena -- --frames 20000 --trace arena.trace
 //! ```
 //!
+//! `--sequential` runs the systems one after another, as a recording schedule does: timed
+//! with and without `--trace`, the difference is what recording itself costs.
+//!
 //! Drones orbit their carrier (children follow their parent), fighters fly straight and shoot
 //! the nearest enemy carrier every few frames (events), hits lower health (tracked: a
 //! logger reports only what changed), carriers are repaired by their crews every fourth
@@ -296,12 +299,13 @@ fn tick(mut frame: ResMut<Frame>) {
 
 /// Plays `frames` frames and returns what the game printed.
 pub fn run(frames: u32) -> String {
-    play(frames).0
+    play(frames, false).0
 }
 
-/// Plays `frames` frames: what the game printed and how long its frames took (the schedule
-/// runs only, not building the world or writing a trace).
-fn play(frames: u32) -> (String, std::time::Duration) {
+/// Plays `frames` frames (`sequential`: one system at a time): what the game printed and
+/// how long its frames took (the schedule runs only, not building the world or writing a
+/// trace).
+fn play(frames: u32, sequential: bool) -> (String, std::time::Duration) {
     let mut world = World::new();
     examples::trace::start(&mut world);
     world.insert_resource(Frame(0));
@@ -330,6 +334,7 @@ fn play(frames: u32) -> (String, std::time::Duration) {
     }
 
     let mut schedule = Schedule::new();
+    schedule.set_parallel(!sequential);
     // The clock, then movement: each before the next. The rest run as their accesses allow.
     let clock = schedule.add_systems((tick, fly, follow).chain())[0];
     let shoot = schedule.add_system(shoot);
@@ -365,7 +370,8 @@ fn main() {
     // not, needs to rise above the noise.
     let frames = frames_arg().unwrap_or(40);
     let begun = std::time::Instant::now();
-    let (printed, took) = play(frames);
+    let sequential = std::env::args().any(|a| a == "--sequential");
+    let (printed, took) = play(frames, sequential);
     let whole = begun.elapsed();
     print!("{printed}");
     // On stderr, so the printed game is byte-identical on every backend.

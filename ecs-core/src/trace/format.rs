@@ -966,8 +966,9 @@ impl OpWriter {
         }
     }
 
-    /// Appends an [`Op::Get`]: the call a program makes most, so its bytes are put
-    /// together on the stack and appended at once.
+    /// Appends an [`Op::Get`]: the call a program makes most, so its bytes are written in
+    /// place (pushing byte by byte, or copying a variable length, was most of a recorded
+    /// look-up's cost).
     #[inline]
     pub(crate) fn get(&mut self, entity: u32, component: u32, write: bool, found: bool) {
         let kind = match (write, found) {
@@ -976,36 +977,33 @@ impl OpWriter {
             (false, false) => GET_MISSING,
             (true, false) => GET_MUT_MISSING,
         };
-        if component >= u32::from(WIDE) {
-            self.tag(kind, component);
-            self.entity(entity);
-            return;
-        }
         self.count += 1;
-        // A tag and an entity's varint: at most 1 + 10 bytes.
-        let mut buf = [0u8; 11];
-        buf[0] = kind | ((component as u8) << 4);
         let delta = i64::from(entity) - i64::from(self.last);
         self.last = entity;
-        let mut value = ((delta << 1) ^ (delta >> 63)) as u64;
+        // A tag, a wide component's varint, the entity's: at most 1 + 5 + 10 bytes.
+        self.bytes.reserve(16);
+        let spare = &mut self.bytes.spare_capacity_mut()[..16];
+        let wide = component >= u32::from(WIDE);
+        spare[0].write(match wide {
+            true => kind | (WIDE << 4),
+            false => kind | ((component as u8) << 4),
+        });
         let mut len = 1;
-        while value >= 0x80 {
-            buf[len] = value as u8 | 0x80;
-            value >>= 7;
+        let mut varint = |mut value: u64| {
+            while value >= 0x80 {
+                spare[len].write(value as u8 | 0x80);
+                value >>= 7;
+                len += 1;
+            }
+            spare[len].write(value as u8);
             len += 1;
+        };
+        if wide {
+            varint(u64::from(component));
         }
-        buf[len] = value as u8;
-        // A copy of constant length, where `extend_from_slice(&buf[..=len])` calls memmove.
-        self.bytes.reserve(buf.len());
-        for (spare, byte) in self.bytes.spare_capacity_mut()[..buf.len()]
-            .iter_mut()
-            .zip(buf)
-        {
-            spare.write(byte);
-        }
-        // SAFETY: the spare capacity was reserved, and its first `buf.len()` bytes, more
-        // than `len + 1`, were just written.
-        unsafe { self.bytes.set_len(self.bytes.len() + len + 1) };
+        varint(((delta << 1) ^ (delta >> 63)) as u64);
+        // SAFETY: the first `len` bytes of the spare capacity were just written.
+        unsafe { self.bytes.set_len(self.bytes.len() + len) };
     }
 }
 
@@ -1244,5 +1242,39 @@ impl<'a> Reader<'a> {
         let at = self.at;
         let bytes = self.take(len, "a name")?;
         String::from_utf8(bytes.to_vec()).map_err(|_| self.error_at(at, TraceErrorKind::BadName))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Look-ups are written in place (see [`OpWriter::get`]): every kind, narrow and wide
+    /// components, entities far before and after the last one, read back as written.
+    #[test]
+    fn look_ups_written_in_place_read_back() {
+        let mut writer = OpWriter::default();
+        let mut written = Vec::new();
+        let entities = [1, 0, 5, 200_000, 3, u32::MAX, 0, 70];
+        for (i, &entity) in entities.iter().enumerate() {
+            for component in [0, 14, 15, 300, u32::MAX] {
+                let op = Op::Get {
+                    entity,
+                    component,
+                    write: i % 2 == 0,
+                    found: i % 3 != 0,
+                };
+                writer.push(op);
+                written.push(op);
+            }
+        }
+        writer.push(Op::Despawn { entity: 9 });
+        written.push(Op::Despawn { entity: 9 });
+        assert_eq!(writer.count, written.len() as u64);
+        let ops = Ops {
+            reader: Reader::new(&writer.bytes, true),
+            last: 0,
+        };
+        assert_eq!(ops.collect::<Vec<_>>(), written);
     }
 }
