@@ -438,3 +438,68 @@ pub fn untracked_types_keep_plain_references<S: Storage>() {
         .logs(world.component_id::<Vel>().unwrap())
         .is_none());
 }
+
+/// The added and changed flags of each `Ref<Pos>` item, by entity, sorted.
+fn flags<S: Storage>(
+    state: &mut QueryState<(Entity, ecs_core::query::Ref<'static, Pos>), (), S>,
+    world: &World<S>,
+) -> Vec<(Entity, bool, bool)> {
+    let mut out: Vec<(Entity, bool, bool)> = state
+        .iter(world)
+        .map(|(e, pos)| (e, pos.is_added(), pos.is_changed()))
+        .collect();
+    out.sort();
+    out
+}
+
+/// `Ref<T>` answers per item what `Added<T>` and `Changed<T>` filter on: everything on the
+/// first run, then only what was added (spawned with it, or inserted when missing) or
+/// written since the query's last run; through a run a filter drives, and through `get`.
+pub fn ref_answers_added_and_changed_per_item<S: Storage>() {
+    use ecs_core::query::Ref;
+    let mut world = World::<S>::new();
+    let a = world.spawn((Pos(0.0), Anim(0)));
+    let b = world.spawn((Pos(1.0),));
+    let c = world.spawn((Anim(2),));
+    let mut refs = world
+        .query_state::<(Entity, Ref<'static, Pos>), ()>()
+        .unwrap();
+    assert_eq!(flags(&mut refs, &world), [(a, true, true), (b, true, true)]);
+    assert_eq!(
+        flags(&mut refs, &world),
+        [(a, false, false), (b, false, false)]
+    );
+    world.get_mut_tracked::<Pos>(b).unwrap().0 += 1.0;
+    world.insert(c, Pos(5.0)).unwrap();
+    assert_eq!(
+        flags(&mut refs, &world),
+        [(a, false, false), (b, false, true), (c, true, true)]
+    );
+    // A run driven by another component's log still answers for the item's.
+    let mut driven = world
+        .query_state::<(Entity, Ref<'static, Pos>), Changed<Anim>>()
+        .unwrap();
+    assert_eq!(driven.iter(&world).count(), 2, "first run: every Anim");
+    world.get_mut_tracked::<Anim>(a).unwrap().0 += 1;
+    world.get_mut_tracked::<Anim>(c).unwrap().0 += 1;
+    world.get_mut_tracked::<Pos>(c).unwrap().0 += 1.0;
+    let mut seen: Vec<(Entity, bool)> = driven
+        .iter(&world)
+        .map(|(e, pos)| (e, pos.is_changed()))
+        .collect();
+    seen.sort();
+    assert_eq!(seen, [(a, false), (c, true)]);
+    assert!(driven.is_log_driven(), "the Anim log drove the run");
+    // A look-up answers as `Changed<T>` does for one entity: changed since the window of
+    // the state's last run began.
+    let looked = refs
+        .get(&world, a)
+        .map(|(_, p)| (p.is_added(), p.is_changed()));
+    assert_eq!(looked, Some((false, false)));
+    world.get_mut_tracked::<Pos>(a).unwrap().0 += 1.0;
+    let looked = refs
+        .get(&world, a)
+        .map(|(_, p)| (p.is_added(), p.is_changed(), p.0));
+    assert_eq!(looked, Some((false, true, 1.0)));
+    assert_eq!(flags(&mut refs, &world)[0], (a, false, true));
+}

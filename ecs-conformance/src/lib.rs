@@ -116,6 +116,7 @@ macro_rules! suite {
                 queries::dense_chunks_of_every_length_fold_each_row_once => dense_chunks_every_length,
                 queries::joins_read_the_right_values_in_and_out_of_step => joins_in_and_out_of_step,
                 queries::has_answers_presence => has_answers_presence,
+                queries::any_of_yields_entities_holding_a_part => any_of_yields_entities_holding_a_part,
                 batches::spawn_batch_with_any_size_hint => spawn_batch_any_size_hint,
                 batches::panicking_batch_iterator_keeps_what_it_spawned => panicking_batch_iterator,
                 batches::spawn_batch_reads_the_size_hint_once => spawn_batch_size_hint_once,
@@ -181,6 +182,7 @@ macro_rules! suite {
                 change_tracking::get_answers_for_the_current_run => get_answers_for_the_current_run,
                 change_tracking::get_keeps_its_window_when_other_readers_move_on => get_keeps_its_window_when_other_readers_move_on,
                 change_tracking::untracked_types_keep_plain_references => untracked_types_keep_plain_references,
+                change_tracking::ref_answers_added_and_changed_per_item => ref_answers_added_and_changed_per_item,
             }
         }
         mod schedule {

@@ -739,3 +739,70 @@ pub fn has_answers_presence<S: Storage>() {
         "Has<A> does not conflict with a writer of A"
     );
 }
+
+/// `AnyOf<(A, B)>` yields the entities holding at least one part, each part as an `Option`,
+/// the same by iteration, by `get` and through a view, with parts in tables or sparse sets,
+/// and a part that writes writes.
+pub fn any_of_yields_entities_holding_a_part<S: Storage>() {
+    use ecs_core::query::AnyOf;
+    let mut world = World::<S>::new();
+    let mut expected = Vec::new();
+    let mut neither = Vec::new();
+    for i in 0..120u32 {
+        let e = world.spawn((Tag,));
+        let a = (i % 2 == 0).then_some(i);
+        if let Some(a) = a {
+            world.insert(e, A(a)).unwrap();
+        }
+        if i % 3 == 0 {
+            world.insert(e, Marked).unwrap();
+        }
+        match (a, i % 3 == 0) {
+            (None, false) => neither.push(e),
+            (a, marked) => expected.push((e, a, marked)),
+        }
+    }
+    let mut seen: Vec<(Entity, Option<u32>, bool)> = world
+        .query::<(Entity, AnyOf<(&A, &Marked)>)>()
+        .map(|(e, (a, m))| (e, a.map(|a| a.0), m.is_some()))
+        .collect();
+    seen.sort_by_key(|(e, ..)| *e);
+    assert_eq!(seen, expected, "by iteration");
+    let mut state = world
+        .query_state::<AnyOf<(&A, &Marked)>, With<Tag>>()
+        .unwrap();
+    for &(e, a, m) in &expected {
+        let got = state
+            .get(&world, e)
+            .map(|(x, y)| (x.map(|x| x.0), y.is_some()));
+        assert_eq!(got, Some((a, m)), "by get");
+    }
+    for &e in &neither {
+        assert!(state.get(&world, e).is_none(), "holds neither part");
+    }
+    let view = state.view(&world);
+    assert_eq!(
+        expected
+            .iter()
+            .filter(|(e, ..)| view.get(*e).is_some())
+            .count(),
+        expected.len(),
+        "through a view"
+    );
+    // A part that writes.
+    world
+        .query::<AnyOf<(&mut A, &Marked)>>()
+        .for_each(|(a, marked)| {
+            if let (Some(a), Some(_)) = (a, marked) {
+                a.0 += 1000;
+            }
+        });
+    let bumped = world.query::<&A>().filter(|a| a.0 >= 1000).count();
+    assert_eq!(bumped, 20, "every sixth of 120");
+    let either = world.query_state::<AnyOf<(&mut A, &B)>, ()>().unwrap();
+    let reader = world.query_state::<&A, ()>().unwrap();
+    assert!(
+        either.access().conflicts_with(reader.access()),
+        "it writes A"
+    );
+}

@@ -97,6 +97,21 @@ pub fn script<S: Storage>(world: &mut World<S>) -> Vec<String> {
             .filter(|(_, frozen)| *frozen)
             .count()
     ));
+    // At least one of two parts (a condition the replay must apply too), and values read
+    // with their change flags.
+    seen.push(format!(
+        "{}",
+        world
+            .query::<ecs_core::query::AnyOf<(&Vel, &Frozen)>>()
+            .count()
+    ));
+    seen.push(format!(
+        "{}",
+        world
+            .query::<ecs_core::query::Ref<Pos>>()
+            .filter(|p| p.is_changed())
+            .count()
+    ));
     let mut schedule = Schedule::<S>::new();
     schedule.add_system(mover_of::<S>);
     schedule.set_error_handler(ecs_core::schedule::errors::ignore_error);

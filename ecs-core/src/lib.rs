@@ -103,7 +103,7 @@ pub use event::{EventReader, EventWriter};
 pub use hierarchy::{ChildOf, Children};
 pub use layout::WorldLayout;
 pub use properties::{PropertyKind, PropertyValue};
-pub use query::{Added, BatchSize, Changed, Has, Or, QueryState, With, Without};
+pub use query::{Added, AnyOf, BatchSize, Changed, Has, Or, QueryState, Ref, With, Without};
 pub use resource::{Res, ResMut, Resource};
 #[cfg(feature = "schedule")]
 pub use schedule::{Schedule, SystemId, Target};
@@ -129,7 +129,9 @@ pub mod prelude {
     pub use crate::event::{EventReader, EventWriter};
     pub use crate::hierarchy::{ChildOf, Children};
     pub use crate::properties::{PropertyKind, PropertyValue};
-    pub use crate::query::{Added, BatchSize, Changed, Has, Or, QueryState, With, Without};
+    pub use crate::query::{
+        Added, AnyOf, BatchSize, Changed, Has, Or, QueryState, Ref, With, Without,
+    };
     pub use crate::resource::{Res, ResMut, Resource};
     #[cfg(feature = "schedule")]
     pub use crate::schedule::{ChainSystems, Schedule, SystemId, Target};

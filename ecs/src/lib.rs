@@ -148,9 +148,9 @@ pub use ecs_core::snapshot;
 #[cfg(feature = "serde")]
 pub use ecs_core::snapshot::{MapEntities, SnapshotRegistry};
 pub use ecs_core::{
-    Added, BatchSize, Changed, ChildOf, Children, CommandQueue, Commands, ComponentDescriptor,
-    ComponentId, EcsError, Entity, Events, Has, Immutable, Mut, Mutable, Or, PropertyKind,
-    PropertyValue, Res, ResMut, Resource, StorageKind, Tracked, With, Without,
+    Added, AnyOf, BatchSize, Changed, ChildOf, Children, CommandQueue, Commands,
+    ComponentDescriptor, ComponentId, EcsError, Entity, Events, Has, Immutable, Mut, Mutable, Or,
+    PropertyKind, PropertyValue, Ref, Res, ResMut, Resource, StorageKind, Tracked, With, Without,
 };
 #[cfg(feature = "schedule")]
 pub use ecs_core::{EventReader, EventWriter, IntoSystem, Local, System, SystemId, Target};
@@ -170,9 +170,10 @@ pub mod prelude {
     #[cfg(feature = "schedule")]
     pub use ecs_core::schedule::ChainSystems;
     pub use ecs_core::{
-        Added, BatchSize, Changed, ChildOf, Children, CommandQueue, Commands, ComponentDescriptor,
-        ComponentId, EcsError, Entity, Events, Has, Immutable, Mut, Mutable, Or, PropertyKind,
-        PropertyValue, Res, ResMut, Resource, StorageKind, Tracked, With, Without,
+        Added, AnyOf, BatchSize, Changed, ChildOf, Children, CommandQueue, Commands,
+        ComponentDescriptor, ComponentId, EcsError, Entity, Events, Has, Immutable, Mut, Mutable,
+        Or, PropertyKind, PropertyValue, Ref, Res, ResMut, Resource, StorageKind, Tracked, With,
+        Without,
     };
     #[cfg(feature = "schedule")]
     pub use ecs_core::{EventReader, EventWriter, IntoSystem, Local, System, SystemId, Target};

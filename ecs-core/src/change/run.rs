@@ -66,8 +66,12 @@ struct ChangeSlot {
     reader: Option<Reader>,
     /// This run's window `old..new`; `None` on the first run (everything passes).
     window: Option<(u64, u64)>,
-    /// Checked-scan mode: the entities changed in the window, sorted.
+    /// Checked-scan mode, and every mode after the first run for an item's slot: the
+    /// entities changed in the window, sorted.
     set: Vec<Entity>,
+    /// Whether a query item reads the slot ([`Ref`](crate::query::Ref)), so its set is
+    /// gathered in driven runs too.
+    item: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,16 +104,19 @@ pub struct ChangeRun {
 }
 
 impl ChangeRun {
-    /// The change state for a filter with these slots (in slot order).
-    pub(crate) fn new(keys: &[(ComponentId, ChangeKind)]) -> ChangeRun {
+    /// The change state for a filter with these slots (in slot order), the slots at
+    /// `items` read by query items.
+    pub(crate) fn new(keys: &[(ComponentId, ChangeKind)], items: &[usize]) -> ChangeRun {
         let mut locks = keys.to_vec();
         locks.sort_unstable();
         locks.dedup();
         let slots = keys
             .iter()
-            .map(|&(component, kind)| ChangeSlot {
+            .enumerate()
+            .map(|(i, &(component, kind))| ChangeSlot {
                 component,
                 kind,
+                item: items.contains(&i),
                 lock: locks
                     .binary_search(&(component, kind))
                     .expect("key is in locks"),
@@ -158,10 +165,12 @@ impl ChangeRun {
     }
 
     /// For a scan: the entities that pass change slot `slot` (sorted), or `None` when all do.
+    /// For a slot a query item reads, the same in a driven run too.
     #[inline]
     pub fn scan_set(&self, slot: usize) -> Option<&[Entity]> {
         match self.mode {
             Mode::CheckedScan => Some(&self.slots[slot].set),
+            Mode::Driven if self.slots[slot].item => Some(&self.slots[slot].set),
             _ => None,
         }
     }
@@ -219,9 +228,10 @@ impl ChangeRun {
             Mode::Scan
         } else if filter.driving(&mut self.driving) {
             self.gather(filter, world, &guards);
+            self.fill_sets(&guards, |slot| slot.item);
             Mode::Driven
         } else {
-            self.fill_scan_sets(&guards);
+            self.fill_sets(&guards, |_| true);
             Mode::CheckedScan
         };
     }
@@ -279,9 +289,14 @@ impl ChangeRun {
         }
     }
 
-    /// Checked-scan mode: each slot's changed entities, sorted for binary search.
-    fn fill_scan_sets(&mut self, guards: &[MutexGuard<'_, LogInner>]) {
-        for slot in &mut self.slots {
+    /// The changed entities of each slot `which` picks (checked-scan mode: every slot;
+    /// driven: the items'), sorted for binary search.
+    fn fill_sets(
+        &mut self,
+        guards: &[MutexGuard<'_, LogInner>],
+        which: impl Fn(&ChangeSlot) -> bool,
+    ) {
+        for slot in self.slots.iter_mut().filter(|slot| which(slot)) {
             let log = &guards[slot.lock];
             let (old, new) = slot.window.expect("not a first run");
             slot.set.clear();

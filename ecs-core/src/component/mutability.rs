@@ -67,9 +67,9 @@ pub trait Writable: Mutability {
 #[diagnostic::on_unimplemented(
     message = "this component does not track changes",
     label = "records no changes",
-    note = "`Added<T>`, `Changed<T>` and their run-time forms need a type that tracks changes: \
-            add `#[component(track_changes)]` to its derive (or `type Mutability = Tracked;` \
-            to its `impl Component`)"
+    note = "`Added<T>`, `Changed<T>`, `Ref<T>` and their run-time forms need a type that \
+            tracks changes: add `#[component(track_changes)]` to its derive (or \
+            `type Mutability = Tracked;` to its `impl Component`)"
 )]
 pub trait RecordsChanges: Mutability {}
 
@@ -175,7 +175,7 @@ impl<T: Component<Mutability: Writable>> MutableComponent for T {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` does not track changes",
     label = "records no changes",
-    note = "`Added<T>` and `Changed<T>` need a type that tracks changes: add \
+    note = "`Added<T>`, `Changed<T>` and `Ref<T>` need a type that tracks changes: add \
             `#[component(track_changes)]` to its derive (or `type Mutability = Tracked;` to its \
             `impl Component`)"
 )]

@@ -120,6 +120,9 @@ pub struct QueryPlan {
     pub access: Access,
     /// The change filters, in the order their `change_slot` indices refer to.
     pub change_slots: Vec<(ComponentId, ChangeKind)>,
+    /// The change slots a query item reads (see [`QueryBuilder::item_change_slot`]), each
+    /// an index into `change_slots`.
+    pub item_change_slots: Vec<usize>,
     /// Whether a required slot names a type the registry does not know (only a builder that
     /// registers nothing, for [`World::query_ref`](crate::World::query_ref), finds one): no
     /// entity can match.
@@ -132,6 +135,7 @@ pub struct QueryBuilder<'c> {
     descriptor: QueryDescriptor,
     access: Access,
     change_slots: Vec<(ComponentId, ChangeKind)>,
+    item_change_slots: Vec<usize>,
     /// Depth of `Or` filters being initialised: inside one, slots cannot constrain matching.
     any_depth: usize,
     conflict: Option<EcsError>,
@@ -168,6 +172,7 @@ impl<'c> QueryBuilder<'c> {
             descriptor: QueryDescriptor::default(),
             access: Access::default(),
             change_slots: Vec::new(),
+            item_change_slots: Vec::new(),
             any_depth: 0,
             conflict: None,
             matches_nothing: false,
@@ -264,6 +269,15 @@ impl<'c> QueryBuilder<'c> {
         self.change_slots.len() - 1
     }
 
+    /// Adds a change slot a query *item* reads (a [`Ref`](super::Ref)'s `is_added` or
+    /// `is_changed`), returning its index: unlike a filter's, its changed set is gathered in
+    /// every run after the first, also when a filter drives the run.
+    pub fn item_change_slot(&mut self, component: ComponentId, kind: ChangeKind) -> usize {
+        let slot = self.change_slot(component, kind);
+        self.item_change_slots.push(slot);
+        slot
+    }
+
     /// Records a shared read of `component`.
     pub fn read(&mut self, component: ComponentId) {
         if self.access.writes.contains(&component) {
@@ -300,6 +314,7 @@ impl<'c> QueryBuilder<'c> {
                 descriptor: self.descriptor,
                 access: self.access,
                 change_slots: self.change_slots,
+                item_change_slots: self.item_change_slots,
                 matches_nothing: self.matches_nothing,
             }),
         }

@@ -524,7 +524,7 @@ impl<S: Storage> World<S> {
             filter,
             conditions: query.filters.clone(),
             cache: S::QueryCache::default(),
-            changes: ChangeRun::new(&plan.change_slots),
+            changes: ChangeRun::new(&plan.change_slots, &plan.item_change_slots),
         })
     }
 }

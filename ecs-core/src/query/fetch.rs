@@ -9,8 +9,8 @@ use crate::entity::Entity;
 use crate::storage::{ColumnAccess, EntityPlace, QueryChunk, SlotRole, SparseLookup, Storage};
 
 /// A query's per-entity item: `&T`, `&mut T`, [`Mut<T>`](crate::Mut), `Option<&T>`,
-/// `Option<&mut T>`, `Option<Mut<T>>`, [`Has<T>`](super::Has), `Entity`, and tuples of up
-/// to 12 of these.
+/// `Option<&mut T>`, `Option<Mut<T>>`, [`Has<T>`](super::Has), [`Ref<T>`](super::Ref),
+/// [`AnyOf<(..)>`](super::AnyOf), `Entity`, and tuples of up to 12 of these.
 ///
 /// What `&mut T` yields depends on `T`'s [`Component::Mutability`]: a plain `&mut T` for a
 /// [`Mutable`](crate::Mutable) type, a [`Mut<T>`](crate::Mut) guard that records the first
@@ -65,9 +65,9 @@ use crate::storage::{ColumnAccess, EntityPlace, QueryChunk, SlotRole, SparseLook
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be fetched by a query",
     label = "not query data",
-    note = "a query fetches `&T`, `&mut T`, `Mut<T>`, `Option<..>` of those, `Has<T>`, `Entity`, and \
-            tuples of up to 12 of them, where `T` is a component; filters (`With<T>`, \
-            `Without<T>`, `Changed<T>`) go in the second type parameter"
+    note = "a query fetches `&T`, `&mut T`, `Mut<T>`, `Option<..>` of those, `Has<T>`, `Ref<T>`, \
+            `AnyOf<(..)>`, `Entity`, and tuples of up to 12 of them, where `T` is a component; \
+            filters (`With<T>`, `Without<T>`, `Changed<T>`) go in the second type parameter"
 )]
 pub unsafe trait QueryData {
     /// The value yielded for one entity, borrowing the world for `'w`.
@@ -126,6 +126,12 @@ pub unsafe trait QueryData {
         // for every row (trait contract).
         unsafe { Self::fetch_row::<S>(fetch, row, entity).unwrap_unchecked() }
     }
+
+    /// Pushes the conditions this part puts on which entities match beyond its slots'
+    /// roles (an [`AnyOf`](super::AnyOf)'s "at least one"), as a run-time query's filters:
+    /// what a trace records of a query, for a replay to take the same rows. Nothing unless
+    /// overridden.
+    fn conditions(_state: &Self::State, _out: &mut Vec<super::DynFilter>) {}
 
     /// The item for one entity, read through its `place` (found once for all parts of the
     /// query); `None` if it lacks a component of a `Required` slot this part added.
@@ -596,6 +602,11 @@ macro_rules! tuple_query {
             #[allow(unused_variables, clippy::unused_unit)]
             fn init(builder: &mut QueryBuilder<'_>) -> Self::State {
                 ($($name::init(builder),)*)
+            }
+
+            #[allow(unused_variables)]
+            fn conditions(state: &Self::State, out: &mut Vec<super::DynFilter>) {
+                $($name::conditions(&state.$index, out);)*
             }
 
             #[allow(unused_variables, unused_unsafe, clippy::unused_unit)]

@@ -17,6 +17,7 @@
 //! [`World::query_ref`](crate::World::query_ref)), on a state built for the call.
 
 mod access;
+mod any_of;
 mod change_filter;
 pub mod dynamic;
 mod fetch;
@@ -27,10 +28,12 @@ mod mut_fetch;
 pub mod par;
 mod ref_iter;
 mod state;
+mod tracked_ref;
 mod view;
 pub mod walk;
 
 pub use access::{Access, QueryBuilder, QueryPlan};
+pub use any_of::{AnyOf, AnyOfPart};
 pub use change_filter::{Added, Changed, Or};
 pub use dynamic::{DynFilter, DynItem, DynItemMut, DynQuery, DynQueryState, DynTerm};
 pub use fetch::{ColumnFetch, QueryData, ReadOnlyQueryData};
@@ -41,6 +44,7 @@ pub use par::BatchSize;
 pub use ref_iter::QueryRefIter;
 pub(crate) use state::exactly_one;
 pub use state::QueryState;
+pub use tracked_ref::Ref;
 pub use view::QueryView;
 pub use walk::{QueryWalk, SlotWalk};
 

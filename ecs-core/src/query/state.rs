@@ -82,7 +82,7 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
             data,
             filter,
             cache: S::QueryCache::default(),
-            changes: ChangeRun::new(&plan.change_slots),
+            changes: ChangeRun::new(&plan.change_slots, &plan.item_change_slots),
         }
     }
 
@@ -234,6 +234,7 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
             &self.changes,
             || {
                 let mut conditions = Vec::new();
+                Q::conditions(&self.data, &mut conditions);
                 F::conditions(&self.filter, &mut conditions);
                 conditions
             },
