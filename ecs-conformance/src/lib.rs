@@ -58,6 +58,7 @@ pub mod layout;
 pub mod model;
 pub mod named;
 pub mod queries;
+pub mod required;
 pub mod schedule;
 pub mod snapshot;
 pub mod stale;
@@ -116,6 +117,9 @@ macro_rules! suite {
                 queries::dense_chunks_of_every_length_fold_each_row_once => dense_chunks_every_length,
                 queries::joins_read_the_right_values_in_and_out_of_step => joins_in_and_out_of_step,
                 queries::has_answers_presence => has_answers_presence,
+                required::required_components_are_added_when_missing => required_components_added,
+                required::requirement_cycles_are_refused_by_name => requirement_cycles_refused,
+                required::a_panicking_constructor_adds_nothing => panicking_requirement_constructor,
                 queries::any_of_yields_entities_holding_a_part => any_of_yields_entities_holding_a_part,
                 batches::spawn_batch_with_any_size_hint => spawn_batch_any_size_hint,
                 batches::panicking_batch_iterator_keeps_what_it_spawned => panicking_batch_iterator,

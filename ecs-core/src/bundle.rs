@@ -195,6 +195,11 @@ pub unsafe trait Bundle: Sized + Send + Sync + 'static {
     /// skips change bookkeeping at compile time.
     const TRACKS_CHANGES: bool = true;
 
+    /// Whether any field's type requires other components
+    /// ([`Component::REQUIRES`]): spawning or inserting a
+    /// bundle without one skips the requirement check at compile time.
+    const REQUIRES: bool = true;
+
     /// What [`World::insert`](crate::World::insert) hands back: for a component `T`,
     /// `Option<T>` (the value it replaced, if the entity had one); for a tuple or a derived
     /// struct, a tuple of its fields' `Replaced`, in field order.
@@ -226,6 +231,7 @@ pub unsafe trait Bundle: Sized + Send + Sync + 'static {
 unsafe impl<T: Component> Bundle for T {
     const COUNT: usize = 1;
     const TRACKS_CHANGES: bool = crate::component::tracks_changes::<T>();
+    const REQUIRES: bool = T::REQUIRES;
     type Replaced = Option<T>;
 
     fn component_ids(components: &mut Components, out: &mut Vec<ComponentId>) {
@@ -283,6 +289,7 @@ impl Default for Bundles {
             infos: vec![BundleInfo {
                 id: BundleId(0),
                 components: Box::new([]),
+                required: None,
             }],
             by_type,
             recent: TypeSlots::default(),
@@ -314,6 +321,11 @@ impl Bundles {
     #[inline(never)]
     fn resolve<B: Bundle>(&mut self, components: &mut Components) -> u32 {
         self.resolve_erased(&BundleType::of::<B>(), components)
+    }
+
+    /// The info of a bundle already resolved, by its id.
+    pub(crate) fn by_id(&self, id: BundleId) -> &BundleInfo {
+        &self.infos[id.index()]
     }
 
     /// [`Bundles::info`] for a bundle type known only at run time (a queued command's).
@@ -406,6 +418,9 @@ impl BundleType {
 pub struct BundleInfo {
     id: BundleId,
     components: Box<[ComponentId]>,
+    /// The components the bundle's types require beyond its own, transitively, nearest
+    /// first (see [`crate::component::required`]); `None`: none.
+    required: Option<std::sync::Arc<[crate::component::Requirement]>>,
 }
 
 impl BundleInfo {
@@ -433,9 +448,14 @@ impl BundleInfo {
         if let Some(twice) = first_repeated(&ids) {
             return Err(components.info(twice).name().to_owned());
         }
+        let required = components.required_by(&ids);
+        if let Some(cycle) = components.requirement_cycle_among(&ids, &required) {
+            crate::component::required::refuse_cycle(cycle);
+        }
         Ok(BundleInfo {
             id: BundleId(index),
             components: ids.into_boxed_slice(),
+            required: (!required.is_empty()).then(|| required.into()),
         })
     }
 
@@ -450,6 +470,13 @@ impl BundleInfo {
     pub fn components(&self) -> &[ComponentId] {
         &self.components
     }
+
+    /// The components the bundle's types require beyond its own (transitively, nearest
+    /// first), which the world adds to an entity that gets the bundle and lacks them.
+    #[inline]
+    pub fn required(&self) -> Option<&std::sync::Arc<[crate::component::Requirement]>> {
+        self.required.as_ref()
+    }
 }
 
 macro_rules! tuple_bundle {
@@ -461,6 +488,7 @@ macro_rules! tuple_bundle {
         unsafe impl<$($name: Bundle),*> Bundle for ($($name,)*) {
             const COUNT: usize = 0 $(+ $name::COUNT)*;
             const TRACKS_CHANGES: bool = false $(|| $name::TRACKS_CHANGES)*;
+            const REQUIRES: bool = false $(|| $name::REQUIRES)*;
             type Replaced = ($($name::Replaced,)*);
 
             #[allow(unused_variables)]

@@ -18,11 +18,13 @@ use crate::named::{NameId, Names};
 use crate::properties::Property;
 
 pub mod mutability;
+pub mod required;
 
 pub use mutability::{
     tracks_changes, Immutable, Mutability, Mutable, MutableComponent, Tracked, TrackedComponent,
     Writable, Write,
 };
+pub use required::{Requirement, Requirements};
 
 /// Where a component type wants its values kept, read by backends that can choose per type.
 ///
@@ -71,6 +73,17 @@ pub trait Component: Send + Sync + 'static {
     /// without properties. `#[component(properties)]` on the derive lists every field (see
     /// [`crate::properties`]).
     const PROPERTIES: Option<&'static [Property<Self>]> = None;
+
+    /// Whether [`Component::requirements`] names any component: spawning or inserting a
+    /// bundle none of whose types requires anything skips the requirement check at compile
+    /// time. The derive sets it with `#[component(requires(..))]`.
+    const REQUIRES: bool = false;
+
+    /// Names the components an entity holding this one must hold too, each with the
+    /// constructor of the value the world adds when the entity lacks it (see
+    /// [`required`]). Nothing by default; `#[component(requires(Pos, Vel = Vel(1.0)))]` on the
+    /// derive requires `Pos` (made by `Default`) and `Vel` (made by the expression).
+    fn requirements(_requirements: &mut Requirements<'_>) {}
 }
 
 /// The dense id of a component within one world's registry.
@@ -112,6 +125,8 @@ pub struct ComponentInfo {
     mutable: bool,
     instance: Option<Instance>,
     properties: Option<&'static [Property]>,
+    /// The components this one requires (see [`required`]); `None`: none.
+    requires: Option<std::sync::Arc<[Requirement]>>,
 }
 
 /// What a named instance's component id stands for: a component type and an instance name
@@ -294,6 +309,9 @@ pub struct Components {
     /// allocation when a type is registered).
     type_names: HashMap<NameId, Vec<ComponentId>>,
     type_names_indexed: bool,
+    /// The components found in a requirement cycle, with the cycle named: a bundle holding
+    /// or requiring one is refused every time (see [`required`]).
+    requirement_cycles: Vec<(ComponentId, std::sync::Arc<str>)>,
 }
 
 /// A direct-mapped cache in front of a `TypeId` map (`Components::by_type`, the world's
@@ -386,6 +404,9 @@ impl Components {
         if self.type_names_indexed {
             self.index_type_name(id);
         }
+        if T::REQUIRES {
+            self.register_requirements::<T>(id);
+        }
         id
     }
 
@@ -438,6 +459,7 @@ impl Components {
             mutable: true,
             instance: None,
             properties: None,
+            requires: None,
         });
         id
     }

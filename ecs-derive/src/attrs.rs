@@ -27,6 +27,9 @@ pub(crate) struct ComponentAttrs {
     pub properties: bool,
     /// `crate = "path"`.
     pub krate: Option<Path>,
+    /// `requires(A, B = expr)`: the required types, each with its constructor expression
+    /// (`None`: `Default`).
+    pub requires: Vec<(Path, Option<syn::Expr>)>,
 }
 
 impl ComponentAttrs {
@@ -63,15 +66,45 @@ impl ComponentAttrs {
             parse_flag(&meta, "properties", &mut self.properties)?;
         } else if meta.path.is_ident("crate") {
             parse_crate(&meta, &mut self.krate)?;
+        } else if meta.path.is_ident("requires") {
+            self.parse_requires(&meta)?;
         } else {
             return Err(meta.error(format!(
                 "unknown component attribute `{}`: expected `storage = \"table\"`, \
-                 `storage = \"sparse\"`, `track_changes`, `immutable`, `properties` or \
-                 `crate = \"path\"`",
+                 `storage = \"sparse\"`, `track_changes`, `immutable`, `properties`, \
+                 `requires(..)` or `crate = \"path\"`",
                 meta.path.to_token_stream()
             )));
         }
         Ok(())
+    }
+}
+
+impl ComponentAttrs {
+    /// `requires(A, B = expr, ..)`: each a type path, made by `Default` or by the expression.
+    fn parse_requires(&mut self, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+        if !meta.input.peek(syn::token::Paren) {
+            return Err(meta.error(
+                "`requires` lists the required types: write `requires(Pos, Vel = Vel(1.0))`",
+            ));
+        }
+        meta.parse_nested_meta(|required| {
+            let path = required.path.clone();
+            let text = path.to_token_stream().to_string();
+            if self
+                .requires
+                .iter()
+                .any(|(p, _)| p.to_token_stream().to_string() == text)
+            {
+                return Err(required.error(format!("`{text}` is required twice")));
+            }
+            let make = match required.input.peek(syn::Token![=]) {
+                true => Some(required.value()?.parse::<syn::Expr>()?),
+                false => None,
+            };
+            self.requires.push((path, make));
+            Ok(())
+        })
     }
 }
 
@@ -252,8 +285,36 @@ mod tests {
     }
 
     #[test]
+    fn requires_lists_types_and_constructors() {
+        let attrs = component(vec![parse_quote!(
+            #[component(requires(Transform, render::Visibility = Visibility::hidden()))]
+        )])
+        .unwrap();
+        let listed: Vec<(String, bool)> = attrs
+            .requires
+            .iter()
+            .map(|(path, make)| (path.to_token_stream().to_string(), make.is_some()))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                ("Transform".to_owned(), false),
+                ("render :: Visibility".to_owned(), true)
+            ]
+        );
+    }
+
+    #[test]
     fn component_mistakes_are_errors() {
         let cases: Vec<(Attribute, &str)> = vec![
+            (
+                parse_quote!(#[component(requires(A, A = A(1)))]),
+                "`A` is required twice",
+            ),
+            (
+                parse_quote!(#[component(requires = A)]),
+                "`requires` lists the required types",
+            ),
             (
                 parse_quote!(#[component(storage = "dense")]),
                 "unknown storage \"dense\"",

@@ -229,6 +229,22 @@ fn methods(fields: &[Field<'_>], root: &TokenStream2) -> TokenStream2 {
     let pattern = quote!(Self { #(#members: #bindings),* });
     // With no fields, `Replaced` is `()`: end the body without a `()` (clippy's
     // `unused_unit` would fire in the user's crate).
+    let requires: Vec<TokenStream2> = fields
+        .iter()
+        .map(|f| {
+            let ty = f.ty;
+            if f.nested {
+                quote_spanned!(ty.span()=> <#ty as #bundle>::REQUIRES)
+            } else {
+                quote_spanned!(ty.span()=> <#ty as #root::component::Component>::REQUIRES)
+            }
+        })
+        .collect();
+    let requires = if fields.is_empty() {
+        quote!(false)
+    } else {
+        quote!(#(#requires)||*)
+    };
     let replaced_value = if fields.is_empty() {
         quote!()
     } else {
@@ -238,6 +254,7 @@ fn methods(fields: &[Field<'_>], root: &TokenStream2) -> TokenStream2 {
     quote! {
         const COUNT: usize = #count;
         const TRACKS_CHANGES: bool = #tracks;
+        const REQUIRES: bool = #requires;
         type Replaced = (#(#replaced,)*);
 
         fn component_ids(

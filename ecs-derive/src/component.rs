@@ -35,12 +35,39 @@ pub(crate) fn derive(input: &DeriveInput, root: Root) -> syn::Result<TokenStream
         true => Some(properties(input, &root)?),
         false => None,
     };
+    let requirements = requirements(&attrs.requires, &root);
     Ok(quote! {
         #[automatically_derived]
         impl #impl_generics #root::component::Component for #name #ty_generics #where_clause {
             type Mutability = #mutability;
             #storage
             #properties
+            #requirements
+        }
+    })
+}
+
+/// `REQUIRES` and `requirements` for `requires(A, B = expr)`: each required type made by
+/// `Default` (a missing impl is reported at the type's path) or by its expression.
+fn requirements(
+    requires: &[(syn::Path, Option<syn::Expr>)],
+    root: &TokenStream2,
+) -> Option<TokenStream2> {
+    if requires.is_empty() {
+        return None;
+    }
+    let calls = requires.iter().map(|(path, make)| match make {
+        Some(make) => quote_spanned! {make.span()=>
+            requirements.require::<#path>(|| #make);
+        },
+        None => quote_spanned! {path.span()=>
+            requirements.require::<#path>(<#path as ::core::default::Default>::default);
+        },
+    });
+    Some(quote! {
+        const REQUIRES: bool = true;
+        fn requirements(requirements: &mut #root::component::Requirements<'_>) {
+            #(#calls)*
         }
     })
 }

@@ -2,8 +2,8 @@
 //! bundles, systems added as a chained tuple with a run condition, `&mut` queries on a
 //! change-tracked type, commands through `commands.entity(e)`, resources, events, a
 //! `Local`, a parameter set, an exclusive system, random access (one entity, several at
-//! once, the only match of a query), removing and taking bundles, and drones that are
-//! children of their carrier — printing the same lines on every backend.
+//! once, the only match of a query), removing and taking bundles, required components, and
+//! drones that are children of their carrier — printing the same lines on every backend.
 //!
 //! ```text
 //! cargo run -p examples --example arena                    # archetype tables
@@ -47,8 +47,11 @@ enum Team {
 #[derive(Component)]
 struct Name(String);
 
-/// Where a drone sits relative to its carrier (its parent, through `ChildOf`).
+/// Where a drone sits relative to its carrier (its parent, through `ChildOf`). Whatever
+/// orbits has a position (set by `follow`) and starts with 3 health: required components,
+/// added by the world to an entity that gets an `Orbit` without them.
 #[derive(Component, Clone, Copy)]
+#[component(requires(Position = Position(0, 0), Health = Health(3)))]
 struct Orbit {
     offset: (i32, i32),
 }
@@ -214,11 +217,10 @@ fn launch(
     for (carrier, name, team) in carriers {
         *launched += 1;
         let n = *launched;
+        // `Position` and `Health` come with the `Orbit` (its required components).
         commands.entity(carrier).spawn_child((
             Name(format!("{}-drone{}", name.0, n)),
             *team,
-            Position(0, 0),
-            Health(3),
             Orbit {
                 offset: (n as i32, 1),
             },

@@ -559,6 +559,7 @@ impl<S: Storage> World<S> {
         // Disjoint fields: the bundle's info borrows `bundles`; the rest is read and
         // written through the other fields.
         let info = self.bundles.info_erased(ty, &mut self.components);
+        let required = info.required().cloned();
         let ids = info.components();
         let mut inline = [(ComponentId::new(0), NonNull::<u8>::dangling()); INLINE_VALUES];
         let mut heap = Vec::new();
@@ -609,6 +610,9 @@ impl<S: Storage> World<S> {
             }
         }
         replaced.run();
+        if let Some(required) = required {
+            self.add_required(entity, &required);
+        }
         true
     }
 }
@@ -616,10 +620,10 @@ impl<S: Storage> World<S> {
 /// Values moved out of the storage, to drop once everything else is done: if one's `Drop`
 /// panics, the rest are still dropped while unwinding.
 #[derive(Default)]
-struct PendingDrops(Vec<(TempValue, Option<crate::component::DropFn>)>);
+pub(crate) struct PendingDrops(pub(crate) Vec<(TempValue, Option<crate::component::DropFn>)>);
 
 impl PendingDrops {
-    fn run(mut self) {
+    pub(crate) fn run(mut self) {
         while let Some((value, drop)) = self.0.pop() {
             // SAFETY: each buffer holds an initialised value moved out of the storage, of
             // the component whose drop function was recorded with it; popped, so dropped once.
@@ -639,13 +643,13 @@ impl Drop for PendingDrops {
 
 /// A heap buffer for one value of a run-time layout, freed on drop (values are moved through
 /// it by the by-id API).
-struct TempValue {
-    ptr: NonNull<u8>,
+pub(crate) struct TempValue {
+    pub(crate) ptr: NonNull<u8>,
     layout: Layout,
 }
 
 impl TempValue {
-    fn new(layout: Layout) -> TempValue {
+    pub(crate) fn new(layout: Layout) -> TempValue {
         let ptr = if layout.size() == 0 {
             crate::blob::dangling(layout.align())
         } else {

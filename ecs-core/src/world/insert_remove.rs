@@ -60,10 +60,15 @@ impl<S: Storage> World<S> {
             // Resolving the bundle rejects one naming a component twice, as `spawn` does.
             self.bundles.info::<B>(&mut self.components);
         }
-        Ok(bundle.insert_into(&mut EntityInserter {
+        let replaced = bundle.insert_into(&mut EntityInserter {
             world: self,
             entity,
-        }))
+        });
+        if B::REQUIRES {
+            let bundle = self.bundles.info::<B>(&mut self.components).id();
+            self.add_required_of(entity, bundle);
+        }
+        Ok(replaced)
     }
 
     /// Removes the components of bundle `B` from `entity` and returns them, all or nothing.

@@ -12,6 +12,7 @@ mod layout;
 mod load;
 mod named;
 mod properties;
+mod required;
 
 pub use entity_ref::{EntityMut, EntityRef};
 pub use named::NamedInstance;
@@ -210,10 +211,15 @@ impl<S: Storage> World<S> {
     }
 
     /// Creates an entity with the components of `bundle`: a component, a tuple of bundles
-    /// or a `#[derive(Bundle)]` struct (see [`Bundle`]).
+    /// or a `#[derive(Bundle)]` struct (see [`Bundle`]), and the components its types
+    /// require that the bundle does not bring (see
+    /// [`Component::requirements`]; also added by `insert`,
+    /// `spawn_batch` and commands).
     ///
     /// # Panics
-    /// If the bundle names one component type twice: no entity can hold both.
+    /// If the bundle names one component type twice: no entity can hold both; if its types
+    /// are in a requirement cycle (see [`World::register_component`]); if a required
+    /// component's constructor panics (the entity then holds the bundle alone).
     ///
     /// ```
     /// # use ecs_core::{World, Component, Bundle, testing::VecStorage};
@@ -242,6 +248,10 @@ impl<S: Storage> World<S> {
         unsafe { self.storage.spawn(entity, bundle, info, &self.components) };
         if B::TRACKS_CHANGES {
             Self::record_added(&mut self.changes, &self.components, info, entity);
+        }
+        if B::REQUIRES {
+            let bundle = info.id();
+            self.add_required_of(entity, bundle);
         }
         entity
     }
@@ -301,7 +311,14 @@ impl<S: Storage> World<S> {
                 Self::record_added(&mut self.changes, &self.components, info, entity);
             }
         }
-        spawned
+        if B::REQUIRES {
+            let bundle = info.id();
+            for i in start..self.entities.len() {
+                let entity = self.entities.alive()[i];
+                self.add_required_of(entity, bundle);
+            }
+        }
+        &self.entities.alive()[start..]
     }
 
     /// Removes an entity and drops its components.
@@ -751,7 +768,13 @@ impl<S: Storage> World<S> {
         QueryState::new(self)
     }
 
-    /// The id of `T`, registering it if needed.
+    /// The id of `T`, registering it if needed (and the components it requires, see
+    /// [`Component::requirements`]).
+    ///
+    /// # Panics
+    /// If registering `T` finds a requirement cycle (`A` requires `B`, which requires `A`),
+    /// naming it; so does every later spawn or insert of a bundle holding or requiring a
+    /// type of the cycle.
     ///
     /// ```
     /// # use ecs_core::{World, Component, testing::VecStorage};
