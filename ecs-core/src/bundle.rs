@@ -279,6 +279,10 @@ pub(crate) struct Bundles {
     by_type: TypeIdMap<u32>,
     /// Fast path in front of `by_type`: every spawn resolves its bundle type.
     recent: TypeSlots,
+    /// For each bundle whose types require components beyond its own: those, transitively,
+    /// nearest first (see [`crate::component::required`]). Beside `infos`, so a world
+    /// without requirements holds nothing for them.
+    required: Vec<(BundleId, std::sync::Arc<[crate::component::Requirement]>)>,
 }
 
 impl Default for Bundles {
@@ -289,10 +293,10 @@ impl Default for Bundles {
             infos: vec![BundleInfo {
                 id: BundleId(0),
                 components: Box::new([]),
-                required: None,
             }],
             by_type,
             recent: TypeSlots::default(),
+            required: Vec::new(),
         }
     }
 }
@@ -323,9 +327,16 @@ impl Bundles {
         self.resolve_erased(&BundleType::of::<B>(), components)
     }
 
-    /// The info of a bundle already resolved, by its id.
-    pub(crate) fn by_id(&self, id: BundleId) -> &BundleInfo {
-        &self.infos[id.index()]
+    /// The components bundle `id`'s types require beyond its own (transitively, nearest
+    /// first), which the world adds to an entity that gets the bundle and lacks them.
+    pub(crate) fn required(
+        &self,
+        id: BundleId,
+    ) -> Option<&std::sync::Arc<[crate::component::Requirement]>> {
+        self.required
+            .iter()
+            .find(|(of, _)| *of == id)
+            .map(|(_, list)| list)
     }
 
     /// [`Bundles::info`] for a bundle type known only at run time (a queued command's).
@@ -351,6 +362,13 @@ impl Bundles {
         let index = u32::try_from(self.infos.len()).expect("more than 2^32 bundle types");
         let info = BundleInfo::of_type(ty, index, components)
             .unwrap_or_else(|name| panic!("bundle {} names component {name} twice", ty.name));
+        let required = components.required_by(info.components());
+        if let Some(cycle) = components.requirement_cycle_among(info.components(), &required) {
+            crate::component::required::refuse_cycle(cycle);
+        }
+        if !required.is_empty() {
+            self.required.push((info.id(), required.into()));
+        }
         self.infos.push(info);
         self.by_type.insert(ty.key, index);
         self.recent.remember(ty.key, index);
@@ -384,6 +402,8 @@ pub(crate) struct BundleType {
     pub(crate) component_ids: fn(&mut Components, &mut Vec<ComponentId>),
     /// [`Bundle::value_ptrs`] of the type, on an erased pointer.
     pub(crate) value_ptrs: ValuePtrsFn,
+    /// [`Bundle::REQUIRES`] of the type.
+    pub(crate) requires: bool,
 }
 
 /// [`Bundle::value_ptrs`] of a forgotten bundle type.
@@ -409,6 +429,7 @@ impl BundleType {
             count: B::COUNT,
             component_ids: B::component_ids,
             value_ptrs: value_ptrs::<B>,
+            requires: B::REQUIRES,
         }
     }
 }
@@ -418,9 +439,6 @@ impl BundleType {
 pub struct BundleInfo {
     id: BundleId,
     components: Box<[ComponentId]>,
-    /// The components the bundle's types require beyond its own, transitively, nearest
-    /// first (see [`crate::component::required`]); `None`: none.
-    required: Option<std::sync::Arc<[crate::component::Requirement]>>,
 }
 
 impl BundleInfo {
@@ -448,14 +466,9 @@ impl BundleInfo {
         if let Some(twice) = first_repeated(&ids) {
             return Err(components.info(twice).name().to_owned());
         }
-        let required = components.required_by(&ids);
-        if let Some(cycle) = components.requirement_cycle_among(&ids, &required) {
-            crate::component::required::refuse_cycle(cycle);
-        }
         Ok(BundleInfo {
             id: BundleId(index),
             components: ids.into_boxed_slice(),
-            required: (!required.is_empty()).then(|| required.into()),
         })
     }
 
@@ -469,13 +482,6 @@ impl BundleInfo {
     #[inline]
     pub fn components(&self) -> &[ComponentId] {
         &self.components
-    }
-
-    /// The components the bundle's types require beyond its own (transitively, nearest
-    /// first), which the world adds to an entity that gets the bundle and lacks them.
-    #[inline]
-    pub fn required(&self) -> Option<&std::sync::Arc<[crate::component::Requirement]>> {
-        self.required.as_ref()
     }
 }
 

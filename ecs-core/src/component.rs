@@ -125,8 +125,6 @@ pub struct ComponentInfo {
     mutable: bool,
     instance: Option<Instance>,
     properties: Option<&'static [Property]>,
-    /// The components this one requires (see [`required`]); `None`: none.
-    requires: Option<std::sync::Arc<[Requirement]>>,
 }
 
 /// What a named instance's component id stands for: a component type and an instance name
@@ -309,6 +307,10 @@ pub struct Components {
     /// allocation when a type is registered).
     type_names: HashMap<NameId, Vec<ComponentId>>,
     type_names_indexed: bool,
+    /// The components each type requires, for the types that require any (see
+    /// [`required`]): kept beside `infos`, so a world without requirements holds nothing
+    /// for them.
+    requirements: Vec<(ComponentId, std::sync::Arc<[Requirement]>)>,
     /// The components found in a requirement cycle, with the cycle named: a bundle holding
     /// or requiring one is refused every time (see [`required`]).
     requirement_cycles: Vec<(ComponentId, std::sync::Arc<str>)>,
@@ -459,7 +461,6 @@ impl Components {
             mutable: true,
             instance: None,
             properties: None,
-            requires: None,
         });
         id
     }

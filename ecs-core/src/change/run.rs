@@ -92,6 +92,9 @@ pub struct ChangeRun {
     slots: Vec<ChangeSlot>,
     locks: Vec<(ComponentId, ChangeKind)>,
     mode: Mode,
+    /// Whether a query item reads a slot (see [`ChangeSlot`]'s `item`): only then does a
+    /// driven run gather sets.
+    has_items: bool,
     candidates: Vec<Entity>,
     driving: Vec<usize>,
     /// Where the trace being recorded keeps what it remembers of this query state (its
@@ -126,6 +129,7 @@ impl ChangeRun {
             })
             .collect();
         ChangeRun {
+            has_items: !items.is_empty(),
             slots,
             locks,
             mode: Mode::Scan,
@@ -165,13 +169,22 @@ impl ChangeRun {
     }
 
     /// For a scan: the entities that pass change slot `slot` (sorted), or `None` when all do.
-    /// For a slot a query item reads, the same in a driven run too.
     #[inline]
     pub fn scan_set(&self, slot: usize) -> Option<&[Entity]> {
         match self.mode {
             Mode::CheckedScan => Some(&self.slots[slot].set),
-            Mode::Driven if self.slots[slot].item => Some(&self.slots[slot].set),
             _ => None,
+        }
+    }
+
+    /// For a slot a query item reads ([`QueryBuilder::item_change_slot`](crate::query::QueryBuilder::item_change_slot)):
+    /// the entities changed in this run's window (sorted), in a scan or a driven run, or
+    /// `None` on the first run, when every entity counts as changed.
+    #[inline]
+    pub fn item_set(&self, slot: usize) -> Option<&[Entity]> {
+        match self.mode {
+            Mode::Scan => None,
+            Mode::Driven | Mode::CheckedScan => Some(&self.slots[slot].set),
         }
     }
 
@@ -228,7 +241,9 @@ impl ChangeRun {
             Mode::Scan
         } else if filter.driving(&mut self.driving) {
             self.gather(filter, world, &guards);
-            self.fill_sets(&guards, |slot| slot.item);
+            if self.has_items {
+                self.fill_sets(&guards, |slot| slot.item);
+            }
             Mode::Driven
         } else {
             self.fill_sets(&guards, |_| true);

@@ -106,7 +106,7 @@ impl Components {
         if list.is_empty() {
             return;
         }
-        self.infos[id.index()].requires = Some(list.into());
+        self.requirements.push((id, list.into()));
         if let Some((members, cycle)) = self.requirement_cycle(id) {
             let cycle: Arc<str> = cycle.into();
             for member in members {
@@ -130,7 +130,10 @@ impl Components {
 
     /// The components `id` requires directly.
     pub fn requirements_of(&self, id: ComponentId) -> &[Requirement] {
-        self.infos[id.index()].requires.as_deref().unwrap_or(&[])
+        self.requirements
+            .iter()
+            .find(|(of, _)| *of == id)
+            .map_or(&[], |(_, list)| &**list)
     }
 
     /// A path of requirements from `id` back to itself: its members and its name (`A
@@ -178,6 +181,9 @@ impl Components {
     /// `ids`: what the world adds when an entity gets them and lacks the rest.
     pub(crate) fn required_by(&self, ids: &[ComponentId]) -> Vec<Requirement> {
         let mut out: Vec<Requirement> = Vec::new();
+        if self.requirements.is_empty() {
+            return out;
+        }
         let mut next = 0;
         let visit = |of: ComponentId, out: &mut Vec<Requirement>| {
             for requirement in self.requirements_of(of) {

@@ -173,8 +173,8 @@ unsafe impl<'r, T: TrackedComponent> QueryData for Ref<'r, T> {
             // SAFETY: `state.value.slot` is a slot of the descriptor built with `state`,
             // which `chunk` was made for (this function's contract).
             column: unsafe { ColumnFetch::new_unchecked(chunk, state.value.slot) },
-            added: ctx.run().scan_set(state.added),
-            changed: ctx.run().scan_set(state.changed),
+            added: ctx.run().item_set(state.added),
+            changed: ctx.run().item_set(state.changed),
         }
     }
 

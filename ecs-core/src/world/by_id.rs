@@ -559,7 +559,7 @@ impl<S: Storage> World<S> {
         // Disjoint fields: the bundle's info borrows `bundles`; the rest is read and
         // written through the other fields.
         let info = self.bundles.info_erased(ty, &mut self.components);
-        let required = info.required().cloned();
+        let required = info.id();
         let ids = info.components();
         let mut inline = [(ComponentId::new(0), NonNull::<u8>::dangling()); INLINE_VALUES];
         let mut heap = Vec::new();
@@ -610,8 +610,8 @@ impl<S: Storage> World<S> {
             }
         }
         replaced.run();
-        if let Some(required) = required {
-            self.add_required(entity, &required);
+        if ty.requires {
+            self.add_required_of(entity, required);
         }
         true
     }

@@ -18,7 +18,7 @@ impl<S: Storage> World<S> {
     #[cold]
     #[inline(never)]
     pub(crate) fn add_required_of(&mut self, entity: Entity, bundle: BundleId) {
-        if let Some(required) = self.bundles.by_id(bundle).required().cloned() {
+        if let Some(required) = self.bundles.required(bundle).cloned() {
             self.add_required(entity, &required);
         }
     }
