@@ -49,6 +49,7 @@ pub mod access;
 pub mod batches;
 pub mod bundles;
 pub mod change_tracking;
+pub mod cloning;
 pub mod components;
 pub mod contract;
 pub mod determinism;
@@ -120,6 +121,10 @@ macro_rules! suite {
                 required::required_components_are_added_when_missing => required_components_added,
                 required::requirement_cycles_are_refused_by_name => requirement_cycles_refused,
                 required::a_panicking_constructor_adds_nothing => panicking_requirement_constructor,
+                cloning::clone_entity_copies_what_opted_in => clone_entity_copies,
+                cloning::clone_subtree_copies_descendants_in_order => clone_subtree_copies,
+                cloning::a_panicking_clone_spawns_nothing => panicking_clone,
+                required::requirements_and_clones_match_a_model => requirements_and_clones_model,
                 queries::any_of_yields_entities_holding_a_part => any_of_yields_entities_holding_a_part,
                 batches::spawn_batch_with_any_size_hint => spawn_batch_any_size_hint,
                 batches::panicking_batch_iterator_keeps_what_it_spawned => panicking_batch_iterator,

@@ -167,3 +167,104 @@ pub fn a_panicking_constructor_adds_nothing<S: Storage>() {
     world.clear();
     assert!(world.is_empty());
 }
+
+/// Requires [`Mid`] (made as `Mid(1)`); cloneable.
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[component(requires(Mid = Mid(1)), clone)]
+pub struct Top(pub u32);
+
+/// Requires [`Base`] (made by `Default`); cloneable; in sparse sets on the hybrid backend.
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[component(requires(Base), clone, storage = "sparse")]
+pub struct Mid(pub u32);
+
+/// Required by [`Mid`]; not cloneable.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq)]
+pub struct Base(pub u32);
+
+/// What the model believes one entity holds: `Top`, `Mid`, `Base` values.
+type Held = [Option<u32>; 3];
+
+/// Random spawns, inserts, removes, despawns and clones of entities holding the chain
+/// `Top` requires `Mid` requires `Base`, checked against a plain model after every step:
+/// a requirement is added only when missing, never replaces a value, is not re-added by a
+/// remove, and a clone copies exactly the cloneable components, then gets what they
+/// require and it lacks, as any entity getting them.
+pub fn requirements_and_clones_match_a_model<S: Storage>() {
+    use std::collections::HashMap;
+    let mut world = World::<S>::new();
+    let mut model: HashMap<Entity, Held> = HashMap::new();
+    let mut rng = crate::kit::Rng::new(0x5EED_0043);
+    let require = |held: &mut Held| {
+        if held[0].is_some() && held[1].is_none() {
+            held[1] = Some(1);
+        }
+        if held[1].is_some() && held[2].is_none() {
+            held[2] = Some(0);
+        }
+    };
+    for step in 0..crate::components::size(3_000, 300) {
+        let live: Vec<Entity> = model.keys().copied().collect();
+        let pick = (!live.is_empty()).then(|| live[rng.index(live.len())]);
+        let value = rng.below(1000) as u32 + 10;
+        match (rng.index(7), pick) {
+            (0, _) | (_, None) => {
+                let (e, mut held): (Entity, Held) = match rng.index(4) {
+                    0 => (world.spawn((Top(value),)), [Some(value), None, None]),
+                    1 => (
+                        world.spawn((Top(value), Base(value + 1))),
+                        [Some(value), None, Some(value + 1)],
+                    ),
+                    2 => (world.spawn((Mid(value),)), [None, Some(value), None]),
+                    _ => (world.spawn((Base(value),)), [None, None, Some(value)]),
+                };
+                require(&mut held);
+                model.insert(e, held);
+            }
+            (1, Some(e)) => {
+                world.insert(e, Top(value)).unwrap();
+                let held = model.get_mut(&e).unwrap();
+                held[0] = Some(value);
+                require(held);
+            }
+            (2, Some(e)) => {
+                world.insert(e, Mid(value)).unwrap();
+                let held = model.get_mut(&e).unwrap();
+                held[1] = Some(value);
+                require(held);
+            }
+            (3, Some(e)) => {
+                let which = rng.index(3);
+                let held = model.get_mut(&e).unwrap();
+                let removed = match which {
+                    0 => world.remove::<Top>(e).map(|c| c.0).ok(),
+                    1 => world.remove::<Mid>(e).map(|c| c.0).ok(),
+                    _ => world.remove::<Base>(e).map(|c| c.0).ok(),
+                };
+                assert_eq!(removed, held[which].take(), "step {step}: remove");
+            }
+            (4, Some(e)) => {
+                world.despawn(e).unwrap();
+                model.remove(&e);
+            }
+            (_, Some(e)) => {
+                let copy = world.clone_entity(e).unwrap();
+                let held = model[&e];
+                // `Top` and `Mid` are copied; `Base` is not cloneable, so the copy gets it
+                // as a requirement of what it holds, if anything requires it.
+                let mut expected: Held = [held[0], held[1], None];
+                require(&mut expected);
+                model.insert(copy, expected);
+            }
+        }
+        for (&e, held) in &model {
+            let actual: Held = [
+                world.get::<Top>(e).map(|c| c.0),
+                world.get::<Mid>(e).map(|c| c.0),
+                world.get::<Base>(e).map(|c| c.0),
+            ];
+            assert_eq!(actual, *held, "step {step}: {e:?}");
+        }
+    }
+    assert_eq!(world.len(), model.len());
+}

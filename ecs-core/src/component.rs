@@ -79,6 +79,11 @@ pub trait Component: Send + Sync + 'static {
     /// time. The derive sets it with `#[component(requires(..))]`.
     const REQUIRES: bool = false;
 
+    /// How [`World::clone_entity`](crate::World::clone_entity) copies a value; `None` (the
+    /// default): the type is left out of copies. `#[component(clone)]` on the derive, for a
+    /// type that is `Clone`, sets it to [`clone_value`].
+    const CLONE: Option<CloneFn> = None;
+
     /// Names the components an entity holding this one must hold too, each with the
     /// constructor of the value the world adds when the entity lacks it (see
     /// [`required`]). Nothing by default; `#[component(requires(Pos, Vel = Vel(1.0)))]` on the
@@ -102,6 +107,31 @@ impl ComponentId {
     #[inline]
     pub const fn index(self) -> usize {
         self.0 as usize
+    }
+}
+
+/// Clones a component value into an uninitialised buffer (see [`Component::CLONE`]).
+///
+/// # Safety
+/// The first pointer points to an initialised value of the component the function was
+/// registered with, which nothing writes while it runs; the second is valid for a write of
+/// one, aligned, and holds no value.
+pub type CloneFn = unsafe fn(std::ptr::NonNull<u8>, std::ptr::NonNull<u8>);
+
+/// Clones the `T` at `src` into the uninitialised buffer `dst`: what
+/// `#[component(clone)]` registers as [`Component::CLONE`].
+///
+/// # Safety
+/// `src` points to an initialised `T` that nothing writes while this runs; `dst` is valid
+/// for a write of a `T`, aligned, and holds no value.
+pub unsafe fn clone_value<T: Component + Clone>(
+    src: std::ptr::NonNull<u8>,
+    dst: std::ptr::NonNull<u8>,
+) {
+    // SAFETY: the caller's promises.
+    unsafe {
+        let value = (*src.cast::<T>().as_ptr()).clone();
+        dst.cast::<T>().as_ptr().write(value);
     }
 }
 
@@ -307,6 +337,8 @@ pub struct Components {
     /// allocation when a type is registered).
     type_names: HashMap<NameId, Vec<ComponentId>>,
     type_names_indexed: bool,
+    /// The clone function of each type that has one ([`Component::CLONE`]).
+    clones: Vec<(ComponentId, CloneFn)>,
     /// The components each type requires, for the types that require any (see
     /// [`required`]): kept beside `infos`, so a world without requirements holds nothing
     /// for them.
@@ -405,6 +437,9 @@ impl Components {
         self.recent.remember(TypeId::of::<T>(), id.0);
         if self.type_names_indexed {
             self.index_type_name(id);
+        }
+        if let Some(clone) = T::CLONE {
+            self.clones.push((id, clone));
         }
         if T::REQUIRES {
             self.register_requirements::<T>(id);
@@ -598,6 +633,13 @@ impl Components {
     #[inline]
     pub fn get(&self, id: ComponentId) -> Option<&ComponentInfo> {
         self.infos.get(id.index())
+    }
+
+    /// How values of `id` are cloned ([`Component::CLONE`]): the type's own function, or
+    /// for a named instance its type's; `None` when the type did not opt in.
+    pub fn clone_fn(&self, id: ComponentId) -> Option<CloneFn> {
+        let of = self.infos[id.index()].instance().map_or(id, |i| i.of());
+        self.clones.iter().find(|(c, _)| *c == of).map(|(_, f)| *f)
     }
 
     /// The info of a registered component.

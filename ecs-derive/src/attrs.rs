@@ -25,6 +25,8 @@ pub(crate) struct ComponentAttrs {
     pub immutable: bool,
     /// `properties`: list the fields as properties.
     pub properties: bool,
+    /// `clone`: `World::clone_entity` copies values (the type is `Clone`).
+    pub clone: bool,
     /// `crate = "path"`.
     pub krate: Option<Path>,
     /// `requires(A, B = expr)`: the required types, each with its constructor expression
@@ -64,6 +66,8 @@ impl ComponentAttrs {
             parse_flag(&meta, "immutable", &mut self.immutable)?;
         } else if meta.path.is_ident("properties") {
             parse_flag(&meta, "properties", &mut self.properties)?;
+        } else if meta.path.is_ident("clone") {
+            parse_flag(&meta, "clone", &mut self.clone)?;
         } else if meta.path.is_ident("crate") {
             parse_crate(&meta, &mut self.krate)?;
         } else if meta.path.is_ident("requires") {
@@ -72,7 +76,7 @@ impl ComponentAttrs {
             return Err(meta.error(format!(
                 "unknown component attribute `{}`: expected `storage = \"table\"`, \
                  `storage = \"sparse\"`, `track_changes`, `immutable`, `properties`, \
-                 `requires(..)` or `crate = \"path\"`",
+                 `clone`, `requires(..)` or `crate = \"path\"`",
                 meta.path.to_token_stream()
             )));
         }
@@ -108,7 +112,8 @@ impl ComponentAttrs {
     }
 }
 
-/// A flag attribute (`track_changes`, `immutable`, `properties`): no value, given once.
+/// A flag attribute (`track_changes`, `immutable`, `properties`, `clone`): no value, given
+/// once.
 fn parse_flag(meta: &ParseNestedMeta<'_>, name: &str, slot: &mut bool) -> syn::Result<()> {
     if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
         return Err(meta.error(format!("`{name}` takes no value: write `{name}`")));
@@ -282,6 +287,18 @@ mod tests {
             Ok(_) => panic!("accepted"),
             Err(err) => err.to_string(),
         }
+    }
+
+    #[test]
+    fn clone_is_a_flag() {
+        let attrs = component(vec![parse_quote!(#[component(clone, track_changes)])]).unwrap();
+        assert!(attrs.clone && attrs.track_changes);
+        let twice = component(vec![parse_quote!(#[component(clone, clone)])]);
+        assert!(twice
+            .err()
+            .unwrap()
+            .to_string()
+            .contains("`clone` is given twice"));
     }
 
     #[test]

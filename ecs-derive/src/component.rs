@@ -36,6 +36,12 @@ pub(crate) fn derive(input: &DeriveInput, root: Root) -> syn::Result<TokenStream
         false => None,
     };
     let requirements = requirements(&attrs.requires, &root);
+    let clone = attrs.clone.then(|| {
+        quote! {
+            const CLONE: ::core::option::Option<#root::component::CloneFn> =
+                ::core::option::Option::Some(#root::component::clone_value::<Self>);
+        }
+    });
     Ok(quote! {
         #[automatically_derived]
         impl #impl_generics #root::component::Component for #name #ty_generics #where_clause {
@@ -43,6 +49,7 @@ pub(crate) fn derive(input: &DeriveInput, root: Root) -> syn::Result<TokenStream
             #storage
             #properties
             #requirements
+            #clone
         }
     })
 }

@@ -5,6 +5,7 @@
 //! [`crate::resource`]; deferred commands in [`crate::commands`].
 
 mod by_id;
+mod clone;
 mod entity_access;
 mod entity_ref;
 mod insert_remove;
