@@ -6,7 +6,7 @@ use std::ptr::NonNull;
 
 use super::World;
 use crate::bundle::BundleType;
-use crate::component::{ComponentId, ComponentInfo};
+use crate::component::{ComponentId, ComponentInfo, Components};
 use crate::entity::Entity;
 use crate::error::EcsError;
 use crate::storage::{ColumnValues, Storage};
@@ -559,7 +559,7 @@ impl<S: Storage> World<S> {
         // Disjoint fields: the bundle's info borrows `bundles`; the rest is read and
         // written through the other fields.
         let info = self.bundles.info_erased(ty, &mut self.components);
-        let required = info.id();
+        let bundle_id = info.id();
         let ids = info.components();
         let mut inline = [(ComponentId::new(0), NonNull::<u8>::dangling()); INLINE_VALUES];
         let mut heap = Vec::new();
@@ -611,7 +611,7 @@ impl<S: Storage> World<S> {
         }
         replaced.run();
         if ty.requires {
-            self.add_required_of(entity, required);
+            self.add_required_of(entity, bundle_id);
         }
         true
     }
@@ -620,10 +620,10 @@ impl<S: Storage> World<S> {
 /// Values moved out of the storage, to drop once everything else is done: if one's `Drop`
 /// panics, the rest are still dropped while unwinding.
 #[derive(Default)]
-pub(crate) struct PendingDrops(pub(crate) Vec<(TempValue, Option<crate::component::DropFn>)>);
+struct PendingDrops(Vec<(TempValue, Option<crate::component::DropFn>)>);
 
 impl PendingDrops {
-    pub(crate) fn run(mut self) {
+    fn run(mut self) {
         while let Some((value, drop)) = self.0.pop() {
             // SAFETY: each buffer holds an initialised value moved out of the storage, of
             // the component whose drop function was recorded with it; popped, so dropped once.
@@ -641,15 +641,94 @@ impl Drop for PendingDrops {
     }
 }
 
+/// Values made for one entity (by required components' constructors, by clones), held until
+/// [`World::store_made`] hands them to the storage in one call; dropped if making them is
+/// interrupted by a panic.
+///
+/// # Invariants
+/// `values[i]` holds an initialised value of component `ids[i]` (with that component's
+/// drop function); the ids are distinct.
+#[derive(Default)]
+pub(crate) struct MadeValues {
+    values: PendingDrops,
+    ids: Vec<ComponentId>,
+}
+
+impl MadeValues {
+    /// Makes a value of `id` with `make`, given a fresh aligned buffer of `id`'s layout.
+    ///
+    /// # Safety
+    /// `make` writes an initialised value of component `id` (as registered in
+    /// `components`) into the buffer; `id` is not among the ids made so far.
+    pub(crate) unsafe fn make(
+        &mut self,
+        components: &Components,
+        id: ComponentId,
+        make: impl FnOnce(NonNull<u8>),
+    ) {
+        let info = components.info(id);
+        let buffer = TempValue::new(info.layout());
+        make(buffer.ptr);
+        self.values.0.push((buffer, info.drop_fn()));
+        self.ids.push(id);
+    }
+
+    /// The components made so far, in order.
+    pub(crate) fn ids(&self) -> &[ComponentId] {
+        &self.ids
+    }
+}
+
+impl<S: Storage> World<S> {
+    /// Stores the values of `made` on `entity` in one storage call (a table backend moves
+    /// the row once) and logs the tracked ones as added; returns their ids.
+    ///
+    /// # Safety
+    /// `entity` is live and lacks each component of `made`.
+    pub(crate) unsafe fn store_made(
+        &mut self,
+        entity: Entity,
+        mut made: MadeValues,
+    ) -> Vec<ComponentId> {
+        // Ownership passes to the storage with the call: from here on nothing drops the
+        // values; the buffers are freed when this function returns (or unwinds).
+        let buffers: Vec<TempValue> = std::mem::take(&mut made.values.0)
+            .into_iter()
+            .map(|(buffer, _)| buffer)
+            .collect();
+        let mut values: Vec<(ComponentId, NonNull<u8>)> = made
+            .ids
+            .iter()
+            .copied()
+            .zip(buffers.iter().map(|b| b.ptr))
+            .collect();
+        // SAFETY: the entity is live, so held, and lacks each of `values` (caller), which
+        // are distinct, each an initialised value of its component (`MadeValues`'
+        // invariant; `Send + Sync`, as every component), never used again but by the
+        // storage.
+        unsafe {
+            self.storage
+                .insert_new_many(entity, &mut values, &self.components)
+        };
+        drop(buffers);
+        for &id in &made.ids {
+            if self.components.info(id).tracks_changes() {
+                self.changes.on_added(id, entity);
+            }
+        }
+        std::mem::take(&mut made.ids)
+    }
+}
+
 /// A heap buffer for one value of a run-time layout, freed on drop (values are moved through
 /// it by the by-id API).
-pub(crate) struct TempValue {
-    pub(crate) ptr: NonNull<u8>,
+struct TempValue {
+    ptr: NonNull<u8>,
     layout: Layout,
 }
 
 impl TempValue {
-    pub(crate) fn new(layout: Layout) -> TempValue {
+    fn new(layout: Layout) -> TempValue {
         let ptr = if layout.size() == 0 {
             crate::blob::dangling(layout.align())
         } else {

@@ -2,11 +2,8 @@
 //! ([`Component::CLONE`](crate::Component::CLONE)), named instances and their names
 //! included, and optionally its whole subtree.
 
-use std::ptr::NonNull;
-
-use super::by_id::{PendingDrops, TempValue};
+use super::by_id::MadeValues;
 use super::World;
-use crate::component::ComponentId;
 use crate::entity::Entity;
 use crate::error::EcsError;
 use crate::hierarchy::{ChildOf, Children};
@@ -80,8 +77,7 @@ impl<S: Storage> World<S> {
             self.components.id::<ChildOf>(),
             self.components.id::<Children>(),
         ];
-        let mut made = PendingDrops::default();
-        let mut ids: Vec<ComponentId> = Vec::new();
+        let mut made = MadeValues::default();
         for info in self.components.iter() {
             let id = info.id();
             if links.contains(&Some(id)) {
@@ -93,42 +89,20 @@ impl<S: Storage> World<S> {
             ) else {
                 continue;
             };
-            let buffer = TempValue::new(info.layout());
             // SAFETY: `value` is the entity's initialised value of `id`, which `&mut self`
-            // keeps from any write; `buffer` is an aligned buffer of its layout holding no
-            // value; `clone` is `id`'s registered clone function.
-            unsafe { clone(value, buffer.ptr) };
-            made.0.push((buffer, info.drop_fn()));
-            ids.push(id);
-        }
-        // Ownership of the clones passes to the storage below: nothing drops them from
-        // here on; the buffers are freed when this function returns (or unwinds).
-        let buffers: Vec<TempValue> = std::mem::take(&mut made.0)
-            .into_iter()
-            .map(|(buffer, _)| buffer)
-            .collect();
-        let mut values: Vec<(ComponentId, NonNull<u8>)> = ids
-            .iter()
-            .copied()
-            .zip(buffers.iter().map(|b| b.ptr))
-            .collect();
-        let copy = self.spawn(());
-        // SAFETY: `copy` was just spawned empty (live, held, lacking every id); the ids
-        // are distinct (one per registered component); each value is an initialised clone
-        // of its component, made here and used by the storage alone from now on.
-        unsafe {
-            self.storage
-                .insert_new_many(copy, &mut values, &self.components)
-        };
-        drop(buffers);
-        for &id in &ids {
-            let info = self.components.info(id);
-            if let Some(instance) = info.instance() {
-                // A fresh entity holds no name yet: each instance keeps its own.
-                self.index.add(copy.index(), id, instance.name());
+            // keeps from any write; `clone` is `id`'s registered clone function, writing a
+            // value of `id` into the fresh buffer of its layout; each registered id once.
+            unsafe {
+                made.make(&self.components, id, |buffer| clone(value, buffer));
             }
-            if info.tracks_changes() {
-                self.changes.on_added(id, copy);
+        }
+        let copy = self.spawn(());
+        // SAFETY: `copy` was just spawned empty: live, lacking every component.
+        let ids = unsafe { self.store_made(copy, made) };
+        for &id in &ids {
+            // A fresh entity holds no name yet: each instance keeps its own.
+            if let Some(instance) = self.components.info(id).instance() {
+                self.index.add(copy.index(), id, instance.name());
             }
         }
         // What the copied components require and the copy lacks (a component that did not

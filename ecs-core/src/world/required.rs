@@ -1,12 +1,10 @@
 //! Adding the components an entity's new components require (see
 //! [`crate::component::required`]).
 
-use std::ptr::NonNull;
-
-use super::by_id::{PendingDrops, TempValue};
+use super::by_id::MadeValues;
 use super::World;
 use crate::bundle::BundleId;
-use crate::component::{ComponentId, Requirement};
+use crate::component::Requirement;
 use crate::entity::Entity;
 use crate::storage::Storage;
 
@@ -27,48 +25,24 @@ impl<S: Storage> World<S> {
     /// moves the row once). Every value is made before anything is stored: a constructor
     /// that panics leaves the entity as it was, the values made so far dropped.
     pub(crate) fn add_required(&mut self, entity: Entity, required: &[Requirement]) {
-        let mut made = PendingDrops::default();
-        let mut ids = Vec::new();
+        let mut made = MadeValues::default();
         for requirement in required {
             let id = requirement.id();
             if self.storage.contains(entity, id) {
                 continue;
             }
-            let info = self.components.info(id);
-            let buffer = TempValue::new(info.layout());
-            // SAFETY: a fresh, aligned buffer of the component's registered layout, holding
-            // no value (the requirement's invariant asks no more).
-            unsafe { requirement.make(buffer.ptr) };
-            made.0.push((buffer, info.drop_fn()));
-            ids.push(id);
-        }
-        if ids.is_empty() {
-            return;
-        }
-        // Ownership passes to the storage with the call: from here on nothing drops the
-        // values; the buffers are freed when this function returns (or unwinds).
-        let buffers: Vec<TempValue> = std::mem::take(&mut made.0)
-            .into_iter()
-            .map(|(buffer, _)| buffer)
-            .collect();
-        let mut values: Vec<(ComponentId, NonNull<u8>)> = ids
-            .iter()
-            .copied()
-            .zip(buffers.iter().map(|b| b.ptr))
-            .collect();
-        // SAFETY: the entity is live (the caller just stored its bundle), so held, and lacks
-        // each of `values` (asked above), which are distinct (a bundle's requirements are);
-        // each value is an initialised value of its component (`Send + Sync`, as every
-        // component), made here and never used again but by the storage.
-        unsafe {
-            self.storage
-                .insert_new_many(entity, &mut values, &self.components)
-        };
-        drop(buffers);
-        for id in ids {
-            if self.components.info(id).tracks_changes() {
-                self.changes.on_added(id, entity);
+            // SAFETY: the requirement writes a value of its component `id` into the fresh
+            // buffer of its layout (`Requirement`'s invariant); a bundle's requirements
+            // are distinct.
+            unsafe {
+                made.make(&self.components, id, |buffer| requirement.make(buffer));
             }
         }
+        if made.ids().is_empty() {
+            return;
+        }
+        // SAFETY: the entity is live (the caller just stored its bundle) and lacks each
+        // made component (asked above).
+        unsafe { self.store_made(entity, made) };
     }
 }
