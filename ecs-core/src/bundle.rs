@@ -200,6 +200,11 @@ pub unsafe trait Bundle: Sized + Send + Sync + 'static {
     /// bundle without one skips the requirement check at compile time.
     const REQUIRES: bool = true;
 
+    /// Whether registering the bundle's types can give the world its first lifecycle hook:
+    /// a field's type has hooks ([`Component::HOOKS`]) or requires components (which may).
+    /// A world checks its reaction flag after resolving such a bundle only.
+    const HOOKED: bool = true;
+
     /// What [`World::insert`](crate::World::insert) hands back: for a component `T`,
     /// `Option<T>` (the value it replaced, if the entity had one); for a tuple or a derived
     /// struct, a tuple of its fields' `Replaced`, in field order.
@@ -232,6 +237,7 @@ unsafe impl<T: Component> Bundle for T {
     const COUNT: usize = 1;
     const TRACKS_CHANGES: bool = crate::component::tracks_changes::<T>();
     const REQUIRES: bool = T::REQUIRES;
+    const HOOKED: bool = T::HOOKS.any() || T::REQUIRES;
     type Replaced = Option<T>;
 
     fn component_ids(components: &mut Components, out: &mut Vec<ComponentId>) {
@@ -339,6 +345,11 @@ impl Bundles {
             .map(|(_, list)| list)
     }
 
+    /// The components of bundle `id`, in field order.
+    pub(crate) fn components_of(&self, id: BundleId) -> &[ComponentId] {
+        self.infos[id.index()].components()
+    }
+
     /// [`Bundles::info`] for a bundle type known only at run time (a queued command's).
     ///
     /// # Panics
@@ -404,6 +415,8 @@ pub(crate) struct BundleType {
     pub(crate) value_ptrs: ValuePtrsFn,
     /// [`Bundle::REQUIRES`] of the type.
     pub(crate) requires: bool,
+    /// [`Bundle::HOOKED`] of the type.
+    pub(crate) hooked: bool,
 }
 
 /// [`Bundle::value_ptrs`] of a forgotten bundle type.
@@ -430,6 +443,7 @@ impl BundleType {
             component_ids: B::component_ids,
             value_ptrs: value_ptrs::<B>,
             requires: B::REQUIRES,
+            hooked: B::HOOKED,
         }
     }
 }
@@ -495,6 +509,7 @@ macro_rules! tuple_bundle {
             const COUNT: usize = 0 $(+ $name::COUNT)*;
             const TRACKS_CHANGES: bool = false $(|| $name::TRACKS_CHANGES)*;
             const REQUIRES: bool = false $(|| $name::REQUIRES)*;
+            const HOOKED: bool = false $(|| $name::HOOKED)*;
             type Replaced = ($($name::Replaced,)*);
 
             #[allow(unused_variables)]

@@ -85,6 +85,9 @@ enum Command {
     DespawnRecursive(Entity),
     InsertResource(TypeId, &'static str, Box<dyn Any + Send + Sync>),
     RemoveResource(TypeId),
+    /// An event for observers (see [`crate::observer`]): target, value, type name.
+    #[cfg(feature = "schedule")]
+    Trigger(Option<Entity>, Box<dyn Any + Send + Sync>, &'static str),
 }
 
 impl CommandQueue {
@@ -101,6 +104,11 @@ impl CommandQueue {
     /// True when nothing is queued.
     pub fn is_empty(&self) -> bool {
         self.commands.is_empty()
+    }
+
+    /// Moves every command of `other` to the end of this queue, in order.
+    pub fn append(&mut self, other: &mut CommandQueue) {
+        self.commands.append(&mut other.commands);
     }
 
     /// Drops every queued command without applying it; entities reserved by queued spawns
@@ -154,6 +162,30 @@ impl<'w, 's> Commands<'w, 's> {
             queue,
             entities: world.entities(),
         }
+    }
+
+    /// Commands into `queue`, reserving spawned entities from `entities` (a hook's queue).
+    pub(crate) fn from_parts(queue: &'s mut CommandQueue, entities: &'w Entities) -> Self {
+        Commands { queue, entities }
+    }
+
+    /// Queues triggering user event `event` for the whole world (see
+    /// [`World::trigger`]); its observers run when the command is applied.
+    #[cfg(feature = "schedule")]
+    pub fn trigger<E: crate::observer::Event>(&mut self, event: E) {
+        self.queue
+            .commands
+            .push(Command::Trigger(None, Box::new(event), type_name::<E>()));
+    }
+
+    /// Queues triggering user event `event` for `entity` (see [`World::trigger_for`]).
+    #[cfg(feature = "schedule")]
+    pub fn trigger_for<E: crate::observer::Event>(&mut self, entity: Entity, event: E) {
+        self.queue.commands.push(Command::Trigger(
+            Some(entity),
+            Box::new(event),
+            type_name::<E>(),
+        ));
     }
 
     /// Queues spawning an entity with `bundle`; the returned entity exists after the sync
@@ -372,7 +404,8 @@ impl EntityCommands<'_, '_, '_> {
 impl<S: Storage> World<S> {
     /// Applies (and empties) a command queue: the sync point of [`Commands`] used outside a
     /// schedule. Returns the commands that did nothing, with why (empty when every command
-    /// did what it said). If a command panics (a component's `Drop`), the rest are dropped
+    /// did what it said), after what observers and hooks' commands reported since the last
+    /// sync point (see [`crate::observer`]). If a command panics (a component's `Drop`), the rest are dropped
     /// unapplied; the world stays consistent.
     ///
     /// ```
@@ -385,9 +418,8 @@ impl<S: Storage> World<S> {
     /// assert!(!world.contains(e) && queue.is_empty());
     /// ```
     pub fn apply(&mut self, queue: &mut CommandQueue) -> Vec<SkippedCommand> {
-        let before = self.skipped_commands.len();
         self.apply_recording(queue);
-        self.skipped_commands.split_off(before)
+        std::mem::take(&mut self.skipped_commands)
     }
 
     /// [`World::apply`], recording the skipped commands in the world for the schedule to
@@ -411,6 +443,7 @@ impl<S: Storage> World<S> {
                 Command::Remove(entity, component_ids) => {
                     ids.clear();
                     component_ids(self.components_mut(), &mut ids);
+                    self.sync_reactions();
                     // All or nothing, as `World::remove`: a missing entity or component makes
                     // the command do nothing (reported). Relationship components change only
                     // through the hierarchy commands.
@@ -449,6 +482,18 @@ impl<S: Storage> World<S> {
                 }
                 Command::RemoveResource(type_id) => {
                     self.resources.remove_by_type_id(type_id);
+                }
+                #[cfg(feature = "schedule")]
+                Command::Trigger(target, event, name) => {
+                    if let Some(entity) = target {
+                        if let Err(error) = self.check(entity) {
+                            self.skip("trigger", error);
+                            continue;
+                        }
+                    }
+                    if let Err(error) = self.trigger_boxed(target, event, name, None) {
+                        self.skip("trigger", error);
+                    }
                 }
             }
         }

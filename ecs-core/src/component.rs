@@ -17,8 +17,12 @@ use crate::error::EcsError;
 use crate::named::{NameId, Names};
 use crate::properties::Property;
 
+pub mod hooks;
 pub mod mutability;
 pub mod required;
+
+pub use hooks::{ComponentHooks, HookContext, HookFn, Lifecycle};
+pub(crate) use hooks::{Reaction, Reactions};
 
 pub use mutability::{
     tracks_changes, Immutable, Mutability, Mutable, MutableComponent, Tracked, TrackedComponent,
@@ -83,6 +87,12 @@ pub trait Component: Send + Sync + 'static {
     /// default): the type is left out of copies. `#[component(clone)]` on the derive, for a
     /// type that is `Clone`, sets it to [`clone_value`].
     const CLONE: Option<CloneFn> = None;
+
+    /// The lifecycle hooks of this type (see [`hooks`]); none by default.
+    /// `#[component(on_add = path, on_remove = path)]` on the derive sets them (`on_add`,
+    /// `on_insert`, `on_replace`, `on_remove`, `on_despawn`), each a
+    /// `fn(HookWorld<'_>, HookContext)`.
+    const HOOKS: ComponentHooks = ComponentHooks::NONE;
 
     /// Names the components an entity holding this one must hold too, each with the
     /// constructor of the value the world adds when the entity lacks it (see
@@ -346,6 +356,9 @@ pub struct Components {
     /// The components found in a requirement cycle, with the cycle named: a bundle holding
     /// or requiring one is refused every time (see [`required`]).
     requirement_cycles: Vec<(ComponentId, std::sync::Arc<str>)>,
+    /// Hooks and observed moments per component (see [`hooks`]); empty while nothing
+    /// reacts.
+    reactions: Reactions,
 }
 
 /// A direct-mapped cache in front of a `TypeId` map (`Components::by_type`, the world's
@@ -444,6 +457,10 @@ impl Components {
         if T::REQUIRES {
             self.register_requirements::<T>(id);
         }
+        if T::HOOKS.any() {
+            let count = self.infos.len();
+            self.reactions.update(id, count, |r| r.hooks = T::HOOKS);
+        }
         id
     }
 
@@ -497,6 +514,7 @@ impl Components {
             instance: None,
             properties: None,
         });
+        self.reactions.grow(self.infos.len());
         id
     }
 
@@ -535,7 +553,72 @@ impl Components {
         info.properties = base.properties;
         info.instance = Some(Instance { of, name: name_id });
         self.instances.insert((of, name_id), id);
+        // An instance is a value of its type: it runs the type's hooks and observers.
+        if let Some(&reaction) = self.reactions.get(of) {
+            let count = self.infos.len();
+            self.reactions.update(id, count, |r| *r = reaction);
+        }
         Ok(id)
+    }
+
+    /// The components' hooks and observed moments.
+    #[inline(always)]
+    pub(crate) fn reactions(&self) -> &Reactions {
+        &self.reactions
+    }
+
+    /// Sets `id`'s hook for `event` (and its named instances'), replacing none.
+    ///
+    /// # Errors
+    /// [`EcsError::UnknownComponent`] for an id from elsewhere; [`EcsError::Hook`] when the
+    /// component already has a hook for `event`, or is a named instance (its type's hooks
+    /// are its own: set them on the type).
+    pub(crate) fn set_hook(
+        &mut self,
+        id: ComponentId,
+        event: Lifecycle,
+        hook: HookFn,
+    ) -> Result<(), EcsError> {
+        let info = self.get(id).ok_or(EcsError::UnknownComponent(id))?;
+        let refuse = |reason: &str| {
+            Err(EcsError::Hook {
+                component: info.name().to_owned(),
+                reason: reason.to_owned(),
+            })
+        };
+        if info.instance().is_some() {
+            return refuse("a named instance runs its type's hooks: set the hook on the type");
+        }
+        if self
+            .reactions
+            .get(id)
+            .is_some_and(|r| r.hooks.get(event).is_some())
+        {
+            return refuse(&format!("it already has an {} hook", event.hook_name()));
+        }
+        self.update_with_instances(id, |r| *r.hooks.slot_mut(event) = Some(hook));
+        Ok(())
+    }
+
+    /// Sets the moments observers watch on `id` and its named instances (as
+    /// [`Lifecycle::bit`]s).
+    #[cfg(feature = "schedule")]
+    pub(crate) fn set_observed(&mut self, id: ComponentId, bits: u8) {
+        self.update_with_instances(id, |r| r.observed = bits);
+    }
+
+    /// Changes the reaction of `id` and of each of its named instances.
+    fn update_with_instances(&mut self, id: ComponentId, change: impl Fn(&mut Reaction)) {
+        let count = self.infos.len();
+        let instances: Vec<ComponentId> = self
+            .instances
+            .iter()
+            .filter(|((of, _), _)| *of == id)
+            .map(|(_, &instance)| instance)
+            .collect();
+        for target in std::iter::once(id).chain(instances) {
+            self.reactions.update(target, count, &change);
+        }
     }
 
     /// The id of the instance of `of` named `name`, if registered (no allocation).

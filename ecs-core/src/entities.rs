@@ -87,9 +87,10 @@ fn stamp(entity: Entity) -> u16 {
 /// * Every generation in `dense` is in `1..=MAX_GENERATION`.
 /// * `stamps.len() == sparse.len()`; `stamps[i]` is the generation of the entity with index
 ///   `i` when it is live (its position is below `alive`), else 0.
-/// * `reserved` ids have been handed out by [`Entities::reserve_entity`] since the last
-///   flush: they are the next `reserved` results of `alloc`, and `alloc`/`free` are only
-///   called when `reserved` is 0.
+/// * `reserved & RESERVED` ids have been handed out by [`Entities::reserve_entity`] since
+///   the last flush: they are the next that many results of `alloc`, and `alloc`/`free` are
+///   only called when that count is 0. Bit [`ATTENTION`] of `reserved` is the owner's flag
+///   ([`Entities::set_attention`]), never changed by reserving or flushing.
 /// * `room` is at most the capacity of each of the three arrays, and at most `u32::MAX`.
 ///   No array's capacity ever shrinks (nothing here shrinks or replaces them after
 ///   construction), so a `room` made as the least of the three capacities stays true while
@@ -106,8 +107,15 @@ pub struct Entities {
     /// Slots every array has capacity for: a fresh slot at a position below it is written
     /// into all three without a capacity check each.
     room: usize,
+    /// The count of reserved ids (the low bits) and the owner's attention flag (the top
+    /// bit): one word, so the one test every `&mut` world operation makes first covers both.
     reserved: AtomicU64,
 }
+
+/// The bit of `Entities::reserved` that holds the owner's attention flag.
+const ATTENTION: u64 = 1 << 63;
+/// The bits of `Entities::reserved` that count reserved ids.
+const RESERVED: u64 = ATTENTION - 1;
 
 impl Clone for Entities {
     fn clone(&self) -> Self {
@@ -174,7 +182,8 @@ impl Entities {
     pub fn upcoming(&self, n: usize) -> &[Entity] {
         let start = self.alive as usize;
         assert!(
-            start + n <= self.free_end as usize && self.reserved.load(Ordering::Relaxed) == 0,
+            start + n <= self.free_end as usize
+                && self.reserved.load(Ordering::Relaxed) & RESERVED == 0,
             "reserve the slots first"
         );
         &self.dense[start..start + n]
@@ -228,7 +237,11 @@ impl Entities {
     /// # Panics
     /// When the fresh indices would exhaust the index space (as `alloc`).
     pub fn reserve(&mut self, additional: usize) {
-        debug_assert_eq!(*self.reserved.get_mut(), 0, "flush reservations first");
+        debug_assert_eq!(
+            *self.reserved.get_mut() & RESERVED,
+            0,
+            "flush reservations first"
+        );
         let free = (self.free_end - self.alive) as usize;
         let fresh = additional.saturating_sub(free);
         if fresh == 0 {
@@ -266,7 +279,9 @@ impl Entities {
     ///
     /// # Panics
     /// When all 2^32 indices are in use or retired (the handle space is exhausted).
-    #[inline]
+    // Always inlined: a spawn is a few instructions around it (the compiler otherwise
+    // weighs it against each caller and was seen to leave it out of line everywhere).
+    #[inline(always)]
     pub fn alloc(&mut self) -> Entity {
         match self.alloc_linked() {
             Some(entity) => entity,
@@ -277,7 +292,11 @@ impl Entities {
     /// The next pre-linked free slot, if any (recycled, or linked by `reserve`).
     #[inline(always)]
     fn alloc_linked(&mut self) -> Option<Entity> {
-        debug_assert_eq!(*self.reserved.get_mut(), 0, "flush reservations first");
+        debug_assert_eq!(
+            *self.reserved.get_mut() & RESERVED,
+            0,
+            "flush reservations first"
+        );
         if self.alive == self.free_end {
             return None;
         }
@@ -364,7 +383,11 @@ impl Entities {
     /// Frees a live entity; returns false (and changes nothing) if it is not live.
     #[inline]
     pub fn free(&mut self, entity: Entity) -> bool {
-        debug_assert_eq!(*self.reserved.get_mut(), 0, "flush reservations first");
+        debug_assert_eq!(
+            *self.reserved.get_mut() & RESERVED,
+            0,
+            "flush reservations first"
+        );
         if !self.contains(entity) {
             return false;
         }
@@ -395,7 +418,7 @@ impl Entities {
     /// # Panics
     /// When the index space is exhausted (as `alloc`).
     pub fn reserve_entity(&self) -> Entity {
-        let n = self.reserved.fetch_add(1, Ordering::Relaxed);
+        let n = self.reserved.fetch_add(1, Ordering::Relaxed) & RESERVED;
         let free = u64::from(self.free_end - self.alive);
         if n < free {
             return self.dense[(u64::from(self.alive) + n) as usize];
@@ -410,12 +433,35 @@ impl Entities {
     /// Whether ids were reserved since the last flush.
     #[inline]
     pub fn has_reserved(&mut self) -> bool {
+        *self.reserved.get_mut() & RESERVED != 0
+    }
+
+    /// Whether ids were reserved since the last flush or the owner's flag is set
+    /// ([`Entities::set_attention`]): one load and one test, what a world's `&mut`
+    /// operations ask first.
+    #[inline(always)]
+    pub fn needs_attention(&mut self) -> bool {
         *self.reserved.get_mut() != 0
+    }
+
+    /// Sets or clears the owner's flag, which [`Entities::needs_attention`] reports until
+    /// cleared (a world sets it while something reacts to structural changes, so the
+    /// check it already makes for reserved ids also sends it down its slow path).
+    pub fn set_attention(&mut self, on: bool) {
+        let word = self.reserved.get_mut();
+        *word = (*word & RESERVED) | if on { ATTENTION } else { 0 };
+    }
+
+    /// The owner's flag ([`Entities::set_attention`]).
+    pub fn attention(&self) -> bool {
+        self.reserved.load(Ordering::Relaxed) & ATTENTION != 0
     }
 
     /// Makes every reserved id live, in reservation order, calling `on_live` for each.
     pub fn flush(&mut self, mut on_live: impl FnMut(Entity)) {
-        let reserved = std::mem::take(self.reserved.get_mut());
+        let word = self.reserved.get_mut();
+        let reserved = *word & RESERVED;
+        *word &= ATTENTION;
         for _ in 0..reserved {
             let entity = self.alloc();
             on_live(entity);

@@ -184,6 +184,28 @@ pub enum EcsError {
         /// The handle given.
         given: Entity,
     },
+    /// A lifecycle hook could not be set (see [`crate::component::hooks`]).
+    Hook {
+        /// The component's name.
+        component: String,
+        /// Why.
+        reason: String,
+    },
+    /// An observer could not be registered, or failed (see [`crate::observer`]).
+    Observer {
+        /// The observer's name.
+        observer: String,
+        /// Why.
+        reason: String,
+    },
+    /// Events triggered events (through observers' commands) more than `limit` times in a
+    /// chain; the rest of the chain was dropped.
+    EventDepth {
+        /// The event that would have gone past the limit.
+        event: String,
+        /// The limit.
+        limit: usize,
+    },
 }
 
 impl EcsError {
@@ -282,6 +304,15 @@ impl fmt::Display for EcsError {
             EcsError::IndexTaken { held, given } => write!(
                 f,
                 "cannot store {given:?}: its index is held by {held:?} (one of the two handles is stale)"
+            ),
+            EcsError::Hook { component, reason } => {
+                write!(f, "cannot set a hook of component {component}: {reason}")
+            }
+            EcsError::Observer { observer, reason } => write!(f, "observer {observer}: {reason}"),
+            EcsError::EventDepth { event, limit } => write!(
+                f,
+                "event {event} was triggered more than {limit} levels deep (observers triggering \
+                 observers); the rest of the chain was dropped"
             ),
             EcsError::Untracked(component) => write!(
                 f,

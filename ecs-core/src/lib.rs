@@ -67,6 +67,8 @@ pub mod event;
 pub mod hierarchy;
 pub mod layout;
 pub mod named;
+#[cfg(feature = "schedule")]
+pub mod observer;
 pub mod parallel;
 pub mod properties;
 pub mod query;
@@ -90,7 +92,8 @@ pub use change::Mut;
 // derives name this crate `::ecs_core`; the `ecs` facade re-exports its own flavour).
 pub use commands::{CommandQueue, Commands, EntityCommands};
 pub use component::{
-    Component, ComponentDescriptor, ComponentId, Immutable, Mutable, StorageKind, Tracked,
+    Component, ComponentDescriptor, ComponentId, HookContext, Immutable, Lifecycle, Mutable,
+    StorageKind, Tracked,
 };
 #[cfg(feature = "serde")]
 pub use ecs_derive::MapEntities;
@@ -102,6 +105,8 @@ pub use event::Events;
 pub use event::{EventReader, EventWriter};
 pub use hierarchy::{ChildOf, Children};
 pub use layout::WorldLayout;
+#[cfg(feature = "schedule")]
+pub use observer::{Event, ObserverId, On};
 pub use properties::{PropertyKind, PropertyValue};
 pub use query::{Added, AnyOf, BatchSize, Changed, Has, Or, QueryState, Ref, With, Without};
 pub use resource::{Res, ResMut, Resource};
@@ -112,7 +117,7 @@ pub use snapshot::{MapEntities, SnapshotRegistry};
 pub use storage::Storage;
 #[cfg(feature = "schedule")]
 pub use system::{IntoSystem, Local, ParamSet, Query, System};
-pub use world::{EntityMut, EntityRef, World};
+pub use world::{EntityMut, EntityRef, HookWorld, World};
 
 /// The names most programs need: `use ecs_core::prelude::*;`.
 pub mod prelude {
@@ -122,12 +127,15 @@ pub mod prelude {
     pub use crate::component::{
         Component, ComponentDescriptor, ComponentId, Immutable, Mutable, StorageKind, Tracked,
     };
+    pub use crate::component::{HookContext, Lifecycle};
     pub use crate::entity::Entity;
     pub use crate::error::EcsError;
     pub use crate::event::Events;
     #[cfg(feature = "schedule")]
     pub use crate::event::{EventReader, EventWriter};
     pub use crate::hierarchy::{ChildOf, Children};
+    #[cfg(feature = "schedule")]
+    pub use crate::observer::{Add, Despawn, Event, Insert, On, Remove, Replace};
     pub use crate::properties::{PropertyKind, PropertyValue};
     pub use crate::query::{
         Added, AnyOf, BatchSize, Changed, Has, Or, QueryState, Ref, With, Without,
@@ -140,6 +148,7 @@ pub mod prelude {
     pub use crate::storage::Storage;
     #[cfg(feature = "schedule")]
     pub use crate::system::{IntoSystem, Local, ParamSet, Query, System};
+    pub use crate::world::HookWorld;
     pub use crate::world::{EntityMut, EntityRef, World};
     #[cfg(feature = "serde")]
     pub use ecs_derive::MapEntities;

@@ -32,7 +32,18 @@ pub(crate) struct ComponentAttrs {
     /// `requires(A, B = expr)`: the required types, each with its constructor expression
     /// (`None`: `Default`).
     pub requires: Vec<(Path, Option<syn::Expr>)>,
+    /// `on_add = path`, ...: each lifecycle hook given, by its attribute name.
+    pub hooks: Vec<(&'static str, Path)>,
 }
+
+/// The lifecycle hook attributes, in the order of `ComponentHooks`' fields.
+pub(crate) const HOOKS: [&str; 5] = [
+    "on_add",
+    "on_insert",
+    "on_replace",
+    "on_remove",
+    "on_despawn",
+];
 
 impl ComponentAttrs {
     /// Reads every `#[component(...)]` of the type; other attributes are ignored.
@@ -72,11 +83,23 @@ impl ComponentAttrs {
             parse_crate(&meta, &mut self.krate)?;
         } else if meta.path.is_ident("requires") {
             self.parse_requires(&meta)?;
+        } else if let Some(&hook) = HOOKS.iter().find(|h| meta.path.is_ident(h)) {
+            if self.hooks.iter().any(|(h, _)| *h == hook) {
+                return Err(meta.error(format!("`{hook}` is given twice")));
+            }
+            if !meta.input.peek(syn::Token![=]) {
+                return Err(meta.error(format!(
+                    "`{hook}` names the hook function: write `{hook} = path::to::function`"
+                )));
+            }
+            let path: Path = meta.value()?.parse()?;
+            self.hooks.push((hook, path));
         } else {
             return Err(meta.error(format!(
                 "unknown component attribute `{}`: expected `storage = \"table\"`, \
                  `storage = \"sparse\"`, `track_changes`, `immutable`, `properties`, \
-                 `clone`, `requires(..)` or `crate = \"path\"`",
+                 `clone`, `requires(..)`, `on_add = hook` (also `on_insert`, `on_replace`, \
+                 `on_remove`, `on_despawn`) or `crate = \"path\"`",
                 meta.path.to_token_stream()
             )));
         }

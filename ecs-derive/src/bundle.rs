@@ -245,6 +245,24 @@ fn methods(fields: &[Field<'_>], root: &TokenStream2) -> TokenStream2 {
     } else {
         quote!(#(#requires)||*)
     };
+    let hooked: Vec<TokenStream2> = fields
+        .iter()
+        .map(|f| {
+            let ty = f.ty;
+            if f.nested {
+                quote_spanned!(ty.span()=> <#ty as #bundle>::HOOKED)
+            } else {
+                quote_spanned!(ty.span()=>
+                    <#ty as #root::component::Component>::HOOKS.any()
+                        || <#ty as #root::component::Component>::REQUIRES)
+            }
+        })
+        .collect();
+    let hooked = if fields.is_empty() {
+        quote!(false)
+    } else {
+        quote!(#(#hooked)||*)
+    };
     let replaced_value = if fields.is_empty() {
         quote!()
     } else {
@@ -255,6 +273,7 @@ fn methods(fields: &[Field<'_>], root: &TokenStream2) -> TokenStream2 {
         const COUNT: usize = #count;
         const TRACKS_CHANGES: bool = #tracks;
         const REQUIRES: bool = #requires;
+        const HOOKED: bool = #hooked;
         type Replaced = (#(#replaced,)*);
 
         fn component_ids(

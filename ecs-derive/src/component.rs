@@ -42,6 +42,7 @@ pub(crate) fn derive(input: &DeriveInput, root: Root) -> syn::Result<TokenStream
                 ::core::option::Option::Some(#root::component::clone_value::<Self>);
         }
     });
+    let hooks = hooks(&attrs.hooks, &root);
     Ok(quote! {
         #[automatically_derived]
         impl #impl_generics #root::component::Component for #name #ty_generics #where_clause {
@@ -50,7 +51,30 @@ pub(crate) fn derive(input: &DeriveInput, root: Root) -> syn::Result<TokenStream
             #properties
             #requirements
             #clone
+            #hooks
         }
+    })
+}
+
+/// `HOOKS` for `on_add = path, ...`: each function coerced to a hook where it is named, so
+/// a wrong signature is reported at its path.
+fn hooks(hooks: &[(&'static str, syn::Path)], root: &TokenStream2) -> Option<TokenStream2> {
+    if hooks.is_empty() {
+        return None;
+    }
+    let fields = hooks.iter().map(|(name, path)| {
+        let field = syn::Ident::new(name, path.span());
+        quote! { #field: #root::component::hooks::hook(#path) }
+    });
+    // With every slot given, a `..NONE` would trip clippy's `needless_update` in the
+    // user's crate.
+    let rest = (hooks.len() < crate::attrs::HOOKS.len())
+        .then(|| quote!(..#root::component::ComponentHooks::NONE));
+    Some(quote! {
+        const HOOKS: #root::component::ComponentHooks = #root::component::ComponentHooks {
+            #(#fields,)*
+            #rest
+        };
     })
 }
 

@@ -147,6 +147,8 @@ pub use ecs_core::schedule::{errors, ChainSystems, RunError, RunErrorKind};
 pub use ecs_core::snapshot;
 #[cfg(feature = "serde")]
 pub use ecs_core::snapshot::{MapEntities, SnapshotRegistry};
+#[cfg(feature = "schedule")]
+pub use ecs_core::{observer, Event, ObserverId, On};
 pub use ecs_core::{
     Added, AnyOf, BatchSize, Changed, ChildOf, Children, CommandQueue, Commands,
     ComponentDescriptor, ComponentId, EcsError, Entity, Events, Has, Immutable, Mut, Mutable, Or,
@@ -154,6 +156,7 @@ pub use ecs_core::{
 };
 #[cfg(feature = "schedule")]
 pub use ecs_core::{EventReader, EventWriter, IntoSystem, Local, System, SystemId, Target};
+pub use ecs_core::{HookContext, HookWorld, Lifecycle};
 #[cfg(feature = "serde")]
 pub use ecs_derive::FacadeMapEntities as MapEntities;
 pub use ecs_derive::{FacadeBundle as Bundle, FacadeComponent as Component};
@@ -168,6 +171,8 @@ pub mod prelude {
     #[cfg(feature = "schedule")]
     pub use crate::{ParamSet, Query, Schedule};
     #[cfg(feature = "schedule")]
+    pub use ecs_core::observer::{Add, Despawn, Event, Insert, On, Remove, Replace};
+    #[cfg(feature = "schedule")]
     pub use ecs_core::schedule::ChainSystems;
     pub use ecs_core::{
         Added, AnyOf, BatchSize, Changed, ChildOf, Children, CommandQueue, Commands,
@@ -177,4 +182,5 @@ pub mod prelude {
     };
     #[cfg(feature = "schedule")]
     pub use ecs_core::{EventReader, EventWriter, IntoSystem, Local, System, SystemId, Target};
+    pub use ecs_core::{HookContext, HookWorld, Lifecycle};
 }

@@ -38,11 +38,21 @@ impl<S: Storage> World<S> {
     /// assert_eq!(world.children(root).unwrap().collect::<Vec<_>>(), [other]);
     /// ```
     pub fn despawn_recursive(&mut self, entity: Entity) -> Result<(), EcsError> {
-        self.flush();
+        let reacting = self.enter();
         self.check(entity)?;
         let Some(ids) = self.hierarchy else {
             return self.despawn(entity);
         };
+        if reacting {
+            // Every entity's despawn reactions, descendants first, with the whole subtree
+            // in place: a panicking hook leaves it all there.
+            let mut subtree: Vec<Entity> = self.descendants(entity)?.collect();
+            subtree.reverse();
+            subtree.push(entity);
+            for &member in &subtree {
+                self.before_despawn(member);
+            }
+        }
         // From here on the subtree is a tree of its own (the root's `ChildOf` is stale until
         // the root goes; the guard removes it if a panic stops the walk first).
         self.unlink(ids, entity);
@@ -53,6 +63,10 @@ impl<S: Storage> World<S> {
             emptied: None,
         };
         walk.run();
+        drop(walk);
+        if reacting {
+            self.settle();
+        }
         Ok(())
     }
 }

@@ -42,7 +42,10 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
         let mut builder = QueryBuilder::new(world.components_mut());
         let data = Q::init(&mut builder);
         let filter = F::init(&mut builder);
-        let plan = builder.finish()?;
+        let plan = builder.finish();
+        // Registering may have given the world its first hooked type.
+        world.sync_reactions();
+        let plan = plan?;
         world.ensure_change_logs(plan.access.components());
         Ok(Self::from_plan(world.id(), plan, data, filter))
     }

@@ -561,6 +561,16 @@ impl<S: Storage> Schedule<S> {
         for entry in &mut self.entries {
             if !entry.system.is_initialized() {
                 match entry.system.initialize(world) {
+                    Ok(()) if entry.system.access().observes().is_some() => {
+                        // An observer runs when its event is triggered, never in waves.
+                        entry.enabled = false;
+                        errors.push(EcsError::SystemConflict {
+                            system: entry.name.to_string(),
+                            reason: "it takes an `On<..>` parameter: it is an observer, \
+                                     registered with `World::observe`; it stays disabled here"
+                                .to_owned(),
+                        });
+                    }
                     Ok(()) => self.plan = None,
                     Err(err) => errors.push(err),
                 }

@@ -26,9 +26,30 @@ pub struct SystemAccess {
     resource_reads: Vec<(TypeId, &'static str)>,
     resource_writes: Vec<(TypeId, &'static str)>,
     exclusive: bool,
+    /// What the system observes, when it is an observer (its `On` parameter).
+    observes: Option<crate::observer::EventKey>,
 }
 
 impl SystemAccess {
+    /// What the system observes: `Some` for an observer (a system with an
+    /// [`On`](crate::observer::On) parameter), which runs through
+    /// [`World::observe`](crate::World::observe) and not in a schedule.
+    pub fn observes(&self) -> Option<crate::observer::EventKey> {
+        self.observes
+    }
+
+    /// Records the event an `On` parameter observes.
+    ///
+    /// # Errors
+    /// A message when the system already observes something (two `On` parameters).
+    pub(crate) fn observe(&mut self, key: crate::observer::EventKey) -> Result<(), String> {
+        if self.observes.is_some() {
+            return Err("an observer takes one `On<..>` parameter".to_owned());
+        }
+        self.observes = Some(key);
+        Ok(())
+    }
+
     /// The components read, written and watched by all the system's queries.
     pub fn components(&self) -> &Access {
         &self.components

@@ -197,4 +197,10 @@ unsafe impl<S: Storage, Marker: 'static, F: SystemParamFunction<S, Marker>> Syst
             F::Param::discard(state, world);
         }
     }
+
+    fn take_commands(&mut self, into: &mut crate::commands::CommandQueue) {
+        if let Some(state) = &mut self.state {
+            F::Param::take_commands(state, into);
+        }
+    }
 }

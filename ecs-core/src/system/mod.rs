@@ -158,6 +158,13 @@ pub unsafe trait System<S: Storage>: Send + Sync + 'static {
     /// Drops deferred work instead of applying it (after the run panicked).
     fn discard(&mut self, world: &mut World<S>);
 
+    /// Moves the commands the last run queued into `into` instead of applying them: how an
+    /// observer's commands wait for the operation that ran it to end. The default moves
+    /// nothing (a system with other deferred work applies it with [`System::apply`]).
+    fn take_commands(&mut self, into: &mut crate::commands::CommandQueue) {
+        let _ = into;
+    }
+
     /// The error the last run returned, taken (a system that returns `Result`; see
     /// [`SystemOutput`]). The default never fails.
     fn take_failure(&mut self) -> Option<BoxedError> {

@@ -69,6 +69,13 @@ pub unsafe trait SystemParam<S: Storage>: Sized {
     fn discard(state: &mut Self::State, world: &mut World<S>) {
         let _ = (state, world);
     }
+
+    /// Moves the commands queued by a run into `into` instead of applying them (an
+    /// observer's run: its commands wait for the operation that fired it to end). A
+    /// parameter whose only deferred work is commands implements it; the default has none.
+    fn take_commands(state: &mut Self::State, into: &mut CommandQueue) {
+        let _ = (state, into);
+    }
 }
 
 /// The argument type of parameter `P` for one run.
@@ -193,6 +200,10 @@ unsafe impl<S: Storage> SystemParam<S> for Commands<'_, '_> {
         world.apply_recording(state);
     }
 
+    fn take_commands(state: &mut CommandQueue, into: &mut CommandQueue) {
+        into.append(state);
+    }
+
     fn discard(state: &mut CommandQueue, world: &mut World<S>) {
         state.discard(world);
     }
@@ -231,6 +242,11 @@ macro_rules! tuple_param {
             #[allow(unused_variables)]
             fn discard(state: &mut Self::State, world: &mut World<S>) {
                 $($name::discard(&mut state.$index, world);)*
+            }
+
+            #[allow(unused_variables)]
+            fn take_commands(state: &mut Self::State, into: &mut CommandQueue) {
+                $($name::take_commands(&mut state.$index, into);)*
             }
         }
     };

@@ -88,6 +88,10 @@ macro_rules! param_set {
                 $($param::apply(&mut state.$index, world);)*
             }
 
+            fn take_commands(state: &mut Self::State, into: &mut crate::commands::CommandQueue) {
+                $($param::take_commands(&mut state.$index, into);)*
+            }
+
             fn discard(state: &mut Self::State, world: &mut World<S>) {
                 $($param::discard(&mut state.$index, world);)*
             }

@@ -53,13 +53,59 @@ impl<S: Storage> World<S> {
         id: ComponentId,
         value: NonNull<u8>,
     ) -> Result<(), EcsError> {
-        self.flush();
+        if self.needs_attention() && self.attend() {
+            // SAFETY: forwarded contract.
+            return unsafe { self.insert_by_id_reacting(entity, id, value) };
+        }
         self.check(entity)?;
         self.refuse_link_component(entity, id)?;
-        let info = self
-            .components
+        self.components
             .get(id)
             .ok_or(EcsError::UnknownComponent(id))?;
+        // SAFETY: forwarded contract.
+        unsafe { self.insert_by_id_now(entity, id, value) }
+    }
+
+    /// [`World::insert_by_id`] where something reacts: `on_replace` before, `on_add` and
+    /// `on_insert` after.
+    ///
+    /// # Safety
+    /// As [`World::insert_by_id`].
+    #[cold]
+    #[inline(never)]
+    unsafe fn insert_by_id_reacting(
+        &mut self,
+        entity: Entity,
+        id: ComponentId,
+        value: NonNull<u8>,
+    ) -> Result<(), EcsError> {
+        self.check(entity)?;
+        self.refuse_link_component(entity, id)?;
+        self.components
+            .get(id)
+            .ok_or(EcsError::UnknownComponent(id))?;
+        let held = self.before_store(entity, &[id]);
+        // SAFETY: forwarded contract (hooks change no structure, so `value` still points
+        // outside the storage).
+        let stored = unsafe { self.insert_by_id_now(entity, id, value) };
+        if stored.is_ok() {
+            self.after_store(entity, &[id], &held);
+        }
+        stored
+    }
+
+    /// [`World::insert_by_id`] into live `entity` of registered `id`, checked.
+    ///
+    /// # Safety
+    /// As [`World::insert_by_id`].
+    #[inline(always)]
+    unsafe fn insert_by_id_now(
+        &mut self,
+        entity: Entity,
+        id: ComponentId,
+        value: NonNull<u8>,
+    ) -> Result<(), EcsError> {
+        let info = self.components.info(id);
         let tracked = info.tracks_changes();
         match self.storage.get_ptr(entity, id) {
             Some(slot) => {
@@ -148,13 +194,40 @@ impl<S: Storage> World<S> {
     /// assert!(!world.has::<Hp>(e));
     /// ```
     pub fn remove_by_id(&mut self, entity: Entity, id: ComponentId) -> Result<(), EcsError> {
-        self.flush();
+        if self.needs_attention() && self.attend() {
+            return self.remove_by_id_reacting(entity, id);
+        }
         self.check(entity)?;
         self.refuse_link_component(entity, id)?;
-        let info = self
-            .components
+        self.components
             .get(id)
             .ok_or(EcsError::UnknownComponent(id))?;
+        self.remove_by_id_now(entity, id)
+    }
+
+    /// [`World::remove_by_id`] where something reacts: `on_replace` and `on_remove` with
+    /// the value still stored.
+    #[cold]
+    #[inline(never)]
+    fn remove_by_id_reacting(&mut self, entity: Entity, id: ComponentId) -> Result<(), EcsError> {
+        self.check(entity)?;
+        self.refuse_link_component(entity, id)?;
+        self.components
+            .get(id)
+            .ok_or(EcsError::UnknownComponent(id))?;
+        if !self.storage.contains(entity, id) {
+            return self.remove_by_id_now(entity, id);
+        }
+        self.before_remove(entity, &[id]);
+        let removed = self.remove_by_id_now(entity, id);
+        self.settle();
+        removed
+    }
+
+    /// [`World::remove_by_id`] from live `entity` of registered `id`, checked.
+    #[inline(always)]
+    fn remove_by_id_now(&mut self, entity: Entity, id: ComponentId) -> Result<(), EcsError> {
+        let info = self.components.info(id);
         if info.drop_fn().is_none() && info.layout().align() <= ZEROS_ALIGN {
             // Plain data is discarded without a drop: moved into a scratch buffer kept per
             // thread, so removing allocates nothing.
@@ -299,7 +372,7 @@ impl<S: Storage> World<S> {
         let bytes = widest
             .checked_mul(count)
             .expect("a column larger than memory");
-        with_zeros(bytes, |zeros| {
+        let base = with_zeros(bytes, |zeros| {
             let column = |&component: &ComponentId| ColumnValues {
                 component,
                 values: zeros,
@@ -338,7 +411,12 @@ impl<S: Storage> World<S> {
                 }
             }
             out.extend_from_slice(spawned);
+            base
         });
+        // Outside the zero buffer's borrow: hooks and the commands they queue run here.
+        if self.reacts() {
+            self.after_load(base, count);
+        }
         Ok(())
     }
 
@@ -359,6 +437,12 @@ impl<S: Storage> World<S> {
             .map(|&id| self.components.info(id).layout().size())
             .max()
             .unwrap_or(0);
+        // Nothing is replaced: no `on_replace` runs, but `held` tells what is new.
+        let held = if self.reacts() {
+            self.reactive_held(entity)
+        } else {
+            Vec::new()
+        };
         with_zeros(widest, |zeros| {
             let mut inline = [(ComponentId::new(0), zeros); INLINE_VALUES];
             let mut heap = Vec::new();
@@ -396,6 +480,14 @@ impl<S: Storage> World<S> {
                 }
             }
         });
+        if self.reacts() {
+            let added: Vec<ComponentId> = ids
+                .iter()
+                .copied()
+                .filter(|id| !held.contains(id))
+                .collect();
+            self.after_store(entity, &added, &held);
+        }
         Ok(())
     }
 
@@ -560,7 +652,16 @@ impl<S: Storage> World<S> {
         // written through the other fields.
         let info = self.bundles.info_erased(ty, &mut self.components);
         let bundle_id = info.id();
-        let ids = info.components();
+        if ty.hooked {
+            // Resolving may have registered the world's first hooked type.
+            self.sync_reactions();
+        }
+        let reacting = self.reacts().then(|| {
+            let ids = self.bundles.components_of(bundle_id).to_vec();
+            let held = self.before_store(entity, &ids);
+            (ids, held)
+        });
+        let ids = self.bundles.components_of(bundle_id);
         let mut inline = [(ComponentId::new(0), NonNull::<u8>::dangling()); INLINE_VALUES];
         let mut heap = Vec::new();
         let new: &mut [(ComponentId, NonNull<u8>)] = if ids.len() <= INLINE_VALUES {
@@ -612,6 +713,9 @@ impl<S: Storage> World<S> {
         replaced.run();
         if ty.requires {
             self.add_required_of(entity, bundle_id);
+        }
+        if let Some((ids, held)) = reacting {
+            self.after_store(entity, &ids, &held);
         }
         true
     }

@@ -111,6 +111,9 @@ impl<S: Storage> World<S> {
         if !required.is_empty() {
             self.add_required(copy, &required);
         }
+        if self.reacts() {
+            self.after_store(copy, &ids, &[]);
+        }
         copy
     }
 }

@@ -150,6 +150,12 @@ impl<'w, S: Storage> EntityMut<'w, S> {
         Ok(EntityMut { world, entity })
     }
 
+    /// The world, writable (the entity stays live: nothing here despawns it).
+    #[cfg(feature = "schedule")]
+    pub(crate) fn world_mut(&mut self) -> &mut World<S> {
+        self.world
+    }
+
     /// The entity.
     #[inline]
     pub fn id(&self) -> Entity {

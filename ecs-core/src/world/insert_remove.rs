@@ -11,6 +11,7 @@
 //! no check: taking it is the check.)
 
 use std::borrow::Cow;
+use std::ptr::NonNull;
 
 use super::World;
 use crate::bundle::{Bundle, ComponentInserter, ComponentSource};
@@ -54,7 +55,13 @@ impl<S: Storage> World<S> {
         entity: Entity,
         bundle: B,
     ) -> Result<B::Replaced, EcsError> {
-        self.flush();
+        // One test on the fast path (see `World::enter`); the bundle goes to the slow path
+        // only where something reacts, so the fast path never spills it.
+        if (B::HOOKED || self.needs_attention()) && self.attend_to::<B>() {
+            let mut bundle = std::mem::ManuallyDrop::new(bundle);
+            // SAFETY: a `B`, read once and never dropped here.
+            return unsafe { self.insert_reacting::<B>(entity, NonNull::from(&mut *bundle)) };
+        }
         self.check(entity)?;
         if B::COUNT > 1 {
             // Resolving the bundle rejects one naming a component twice, as `spawn` does.
@@ -68,6 +75,38 @@ impl<S: Storage> World<S> {
             let bundle = self.bundles.info::<B>(&mut self.components).id();
             self.add_required_of(entity, bundle);
         }
+        Ok(replaced)
+    }
+
+    /// [`World::insert`] where something reacts: `on_replace` before, `on_add` and
+    /// `on_insert` once the bundle and what it requires are stored. Stores through
+    /// [`ReactingInserter`], so the storage's typed insert keeps the fast path as its one
+    /// caller (and stays inlined there).
+    ///
+    /// # Safety
+    /// `bundle` points to a `B` this call takes over (reads once; the caller must not use
+    /// or drop it afterwards).
+    #[cold]
+    #[inline(never)]
+    unsafe fn insert_reacting<B: Bundle>(
+        &mut self,
+        entity: Entity,
+        bundle: NonNull<B>,
+    ) -> Result<B::Replaced, EcsError> {
+        // SAFETY: the caller hands the bundle over.
+        let bundle = unsafe { bundle.as_ptr().read() };
+        self.check(entity)?;
+        let info = self.bundles.info::<B>(&mut self.components);
+        let (bundle_id, ids) = (info.id(), info.components().to_vec());
+        let held = self.before_store(entity, &ids);
+        let replaced = bundle.insert_into(&mut ReactingInserter {
+            world: self,
+            entity,
+        });
+        if B::REQUIRES {
+            self.add_required_of(entity, bundle_id);
+        }
+        self.after_store(entity, &ids, &held);
         Ok(replaced)
     }
 
@@ -101,7 +140,9 @@ impl<S: Storage> World<S> {
     /// assert_eq!(world.remove::<(Hp, Tag)>(e), Ok((Hp(3), Tag)));
     /// ```
     pub fn remove<B: Bundle>(&mut self, entity: Entity) -> Result<B, EcsError> {
-        self.flush();
+        if (B::HOOKED || self.needs_attention()) && self.attend_to::<B>() {
+            return self.remove_reacting::<B>(entity);
+        }
         self.check(entity)?;
         self.refuse_links::<B>(entity)?;
         if B::COUNT > 1 {
@@ -111,6 +152,28 @@ impl<S: Storage> World<S> {
             world: self,
             entity,
         })
+    }
+
+    /// [`World::remove`] where something reacts: checked first (all or nothing), then
+    /// `on_replace` and `on_remove` with the values still stored.
+    #[cold]
+    #[inline(never)]
+    fn remove_reacting<B: Bundle>(&mut self, entity: Entity) -> Result<B, EcsError> {
+        self.check(entity)?;
+        self.refuse_links::<B>(entity)?;
+        self.check_holds::<B>(entity)?;
+        let ids = self
+            .bundles
+            .info::<B>(&mut self.components)
+            .components()
+            .to_vec();
+        self.before_remove(entity, &ids);
+        let removed = B::take_from(&mut ErasedSource {
+            world: self,
+            entity,
+        });
+        self.settle();
+        removed
     }
 
     /// Despawns `entity`, handing back its components of bundle `B`; components it has
@@ -148,7 +211,9 @@ impl<S: Storage> World<S> {
     /// assert!(!world.contains(e), "despawned; the Sprite was dropped");
     /// ```
     pub fn take<B: Bundle>(&mut self, entity: Entity) -> Result<B, EcsError> {
-        self.flush();
+        if (B::HOOKED || self.needs_attention()) && self.attend_to::<B>() {
+            return self.take_reacting::<B>(entity);
+        }
         self.check(entity)?;
         self.refuse_links::<B>(entity)?;
         if B::COUNT > 1 {
@@ -158,18 +223,41 @@ impl<S: Storage> World<S> {
             world: self,
             entity,
         })?;
+        self.despawn_taken(entity);
+        Ok(bundle)
+    }
+
+    /// [`World::take`] where something reacts: the despawn reactions run first, with the
+    /// entity whole.
+    #[cold]
+    #[inline(never)]
+    fn take_reacting<B: Bundle>(&mut self, entity: Entity) -> Result<B, EcsError> {
+        self.check(entity)?;
+        self.refuse_links::<B>(entity)?;
+        self.check_holds::<B>(entity)?;
+        self.before_despawn(entity);
+        let bundle = B::take_from(&mut ErasedSource {
+            world: self,
+            entity,
+        })?;
+        self.despawn_taken(entity);
+        self.settle();
+        Ok(bundle)
+    }
+
+    /// Despawns live `entity` once [`World::take`] took its bundle.
+    fn despawn_taken(&mut self, entity: Entity) {
         // As `despawn`: links first, so no child is left naming a dead parent.
         if let Some(ids) = self.hierarchy {
             self.detach(ids, entity);
         }
         // As `despawn`: the handle is freed first, so if an extra component's Drop panics
         // the entity is gone everywhere (the storage finishes removing it while unwinding),
-        // and `bundle` is dropped by the unwinding too.
+        // and the taken bundle is dropped by the unwinding too.
         let freed = self.entities.free(entity);
         debug_assert!(freed, "checked live above");
         self.index.release(entity.index());
         self.storage.despawn(entity);
-        Ok(bundle)
     }
 
     /// Refuses a bundle naming a relationship component (only in a world with
@@ -261,5 +349,80 @@ impl<S: Storage> ComponentSource for EntitySource<'_, S> {
         let id = world.components.id::<T>().ok_or_else(missing)?;
         // SAFETY: `id` is `T`'s id in the world's registry.
         unsafe { world.storage.remove_typed::<T>(entity, id) }.ok_or_else(missing)
+    }
+}
+
+/// [`EntityInserter`] through the storage's type-erased calls: what the reacting insert
+/// uses, so that the typed fast path stays the storage's one typed caller.
+///
+/// # Invariant
+/// As [`EntityInserter`]'s.
+struct ReactingInserter<'w, S: Storage> {
+    world: &'w mut World<S>,
+    entity: Entity,
+}
+
+impl<S: Storage> ComponentInserter for ReactingInserter<'_, S> {
+    fn insert<T: Component>(&mut self, value: T) -> Option<T> {
+        let (world, entity) = (&mut *self.world, self.entity);
+        let id = world.components.register::<T>();
+        let tracked = crate::component::tracks_changes::<T>();
+        if let Some(slot) = world.storage.get_ptr(entity, id) {
+            // SAFETY: `slot` is the entity's value of `id`, a `T`; `&mut World` excludes
+            // every other access.
+            let old = unsafe { slot.cast::<T>().as_ptr().replace(value) };
+            if tracked {
+                world.changes.on_changed(id, entity);
+            }
+            return Some(old);
+        }
+        let value = std::mem::ManuallyDrop::new(value);
+        // SAFETY: the entity is live (type invariant), so held, and lacks `id` (asked
+        // above); the value is an owned `T` (`Send + Sync`), `id`'s type, which the
+        // `ManuallyDrop` keeps us from dropping once the storage owns it.
+        unsafe {
+            world.storage.insert_new(
+                entity,
+                id,
+                std::ptr::NonNull::from(&*value).cast(),
+                &world.components,
+            )
+        };
+        if tracked {
+            world.changes.on_added(id, entity);
+        }
+        None
+    }
+}
+
+/// [`EntitySource`] through the storage's type-erased removal (see [`ReactingInserter`]).
+///
+/// # Invariant
+/// As [`EntitySource`]'s.
+struct ErasedSource<'w, S: Storage> {
+    world: &'w mut World<S>,
+    entity: Entity,
+}
+
+impl<S: Storage> ComponentSource for ErasedSource<'_, S> {
+    fn take<T: Component>(&mut self) -> Result<T, EcsError> {
+        let (world, entity) = (&mut *self.world, self.entity);
+        let missing = || EcsError::MissingComponent {
+            entity,
+            component: Cow::Borrowed(std::any::type_name::<T>()),
+        };
+        let id = world.components.id::<T>().ok_or_else(missing)?;
+        let mut out = std::mem::MaybeUninit::<T>::uninit();
+        // SAFETY: `out` is a disjoint slot for one value of `id`, a `T`.
+        let moved = unsafe {
+            world
+                .storage
+                .remove_into(entity, id, std::ptr::NonNull::from(&mut out).cast())
+        };
+        if !moved {
+            return Err(missing());
+        }
+        // SAFETY: `remove_into` returned true: it moved an initialised `T` into `out`.
+        Ok(unsafe { out.assume_init() })
     }
 }

@@ -8,14 +8,18 @@ mod by_id;
 mod clone;
 mod entity_access;
 mod entity_ref;
+mod hook_world;
 mod insert_remove;
 mod layout;
+mod lifecycle;
 mod load;
 mod named;
 mod properties;
 mod required;
 
 pub use entity_ref::{EntityMut, EntityRef};
+pub use hook_world::HookWorld;
+pub use lifecycle::MAX_EVENT_DEPTH;
 pub use named::NamedInstance;
 
 use std::any::{Any, TypeId};
@@ -72,6 +76,21 @@ pub struct World<S: Storage> {
     /// Commands that did nothing when a system's queue was applied, until the schedule
     /// collects them (see [`crate::commands::SkippedCommand`]); empty outside a sync point.
     pub(crate) skipped_commands: Vec<crate::commands::SkippedCommand>,
+    /// Commands queued by lifecycle hooks and observers, applied when the operation that
+    /// ran them ends ([`World::settle`]); empty between operations.
+    pub(crate) hook_commands: crate::commands::CommandQueue,
+    /// How many [`World::settle`] calls are applying commands below this one.
+    settle_depth: usize,
+    /// The observers (see [`crate::observer`]); `None` until the first is registered.
+    #[cfg(feature = "schedule")]
+    pub(crate) observers: Option<Box<crate::observer::Observers<S>>>,
+    /// The event being handed to observers while they run (read by their
+    /// [`On`](crate::observer::On) parameter through `&World`); `None` otherwise.
+    #[cfg(feature = "schedule")]
+    pub(crate) trigger: Option<crate::observer::TriggerState>,
+    /// The user event whose observers' commands are being applied, for messages.
+    #[cfg(feature = "schedule")]
+    pub(crate) last_event: Option<&'static str>,
 }
 
 impl<S: Storage> Default for World<S> {
@@ -102,6 +121,14 @@ impl<S: Storage> World<S> {
             hierarchy: None,
             index: EntityIndex::default(),
             skipped_commands: Vec::new(),
+            hook_commands: crate::commands::CommandQueue::new(),
+            settle_depth: 0,
+            #[cfg(feature = "schedule")]
+            observers: None,
+            #[cfg(feature = "schedule")]
+            trigger: None,
+            #[cfg(feature = "schedule")]
+            last_event: None,
         }
     }
 
@@ -240,7 +267,13 @@ impl<S: Storage> World<S> {
     // line a loop of `spawn(())` paid a call and three saved registers per entity.
     #[inline(always)]
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
-        self.flush();
+        // One test on the fast path: reserved entities to flush, or something that reacts
+        // (see `World::enter`); a bundle whose types may bring hooks always asks.
+        if (B::HOOKED || self.needs_attention()) && self.attend_to::<B>() {
+            let mut bundle = std::mem::ManuallyDrop::new(bundle);
+            // SAFETY: a `B`, handed over and never dropped here.
+            return unsafe { self.spawn_reacting::<B>(NonNull::from(&mut *bundle)) };
+        }
         let info = self.bundles.info::<B>(&mut self.components);
         let entity = self.entities.alloc();
         // SAFETY: `entity` was just allocated: live, and not held (the storage holds exactly
@@ -255,6 +288,49 @@ impl<S: Storage> World<S> {
             self.add_required_of(entity, bundle);
         }
         entity
+    }
+
+    /// [`World::spawn`] where something reacts: an empty entity gets the bundle as a
+    /// queued command's would (through the storage's type-erased insert, so the typed
+    /// spawn keeps the fast path as its one caller), then the reactions run.
+    ///
+    /// # Safety
+    /// `bundle` points to a `B` this call takes over (the caller must not use or drop it
+    /// afterwards).
+    #[cold]
+    #[inline(never)]
+    unsafe fn spawn_reacting<B: Bundle>(&mut self, bundle: NonNull<B>) -> Entity {
+        // Refuses a bundle naming a component twice before anything is spawned.
+        self.bundles.info::<B>(&mut self.components);
+        // Empty first (no reaction: no component), reserved entities flushed by now.
+        let empty = self.bundles.info::<()>(&mut self.components);
+        // Not `alloc`: its one caller is the fast path, where it is inlined.
+        self.entities.reserve(1);
+        let entity = self.entities.alloc_reserved();
+        // SAFETY: `entity` was just allocated: live and not held; `empty` is `()`'s
+        // resolution against the registry.
+        unsafe { self.storage.spawn(entity, (), empty, &self.components) };
+        // SAFETY: the caller's `B`, described by `B`'s own type, handed over (the entity is
+        // live, so `insert_queued` moves the values in; the caller never drops them).
+        let stored = unsafe {
+            self.insert_queued(entity, &crate::bundle::BundleType::of::<B>(), bundle.cast())
+        };
+        debug_assert!(stored, "the entity was just spawned");
+        entity
+    }
+
+    /// [`World::attend`], and for a bundle whose types may bring hooks, resolves it first
+    /// (registering its types) and brings the reaction flag in step: whether something
+    /// reacts.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn attend_to<B: Bundle>(&mut self) -> bool {
+        self.attend();
+        if B::HOOKED {
+            self.bundles.info::<B>(&mut self.components);
+            self.sync_reactions();
+        }
+        self.reacts()
     }
 
     /// Logs the tracked components of a just-stored bundle as added.
@@ -288,7 +364,18 @@ impl<S: Storage> World<S> {
     /// assert_eq!(world.get::<Id>(entities[7]).map(|id| id.0), Some(7));
     /// ```
     pub fn spawn_batch<B: Bundle, I: IntoIterator<Item = B>>(&mut self, bundles: I) -> &[Entity] {
-        self.flush();
+        let reacting = (B::HOOKED || self.needs_attention()) && self.attend_to::<B>();
+        let start = self.entities.len();
+        self.spawn_batch_now(bundles);
+        if reacting {
+            let id = self.bundles.info::<B>(&mut self.components).id();
+            self.after_spawn_batch(start, id);
+        }
+        &self.entities.alive()[start..]
+    }
+
+    /// [`World::spawn_batch`] once reserved entities are flushed.
+    fn spawn_batch_now<B: Bundle, I: IntoIterator<Item = B>>(&mut self, bundles: I) {
         let iter = bundles.into_iter();
         let info = self.bundles.info::<B>(&mut self.components);
         let additional = iter.size_hint().0;
@@ -319,7 +406,19 @@ impl<S: Storage> World<S> {
                 self.add_required_of(entity, bundle);
             }
         }
-        &self.entities.alive()[start..]
+    }
+
+    /// [`World::after_spawn`] for the batch at `start..` of the live list. Hooks may not
+    /// despawn, and commands wait for the end, so the batch stays where it is throughout.
+    #[cold]
+    #[inline(never)]
+    fn after_spawn_batch(&mut self, start: usize, bundle: crate::bundle::BundleId) {
+        let ids = self.bundles.components_of(bundle).to_vec();
+        let batch = self.entities.alive()[start..].to_vec();
+        for entity in batch {
+            self.fire_stored(entity, &ids, &[]);
+        }
+        self.settle();
     }
 
     /// Removes an entity and drops its components.
@@ -340,7 +439,27 @@ impl<S: Storage> World<S> {
     /// ```
     #[inline]
     pub fn despawn(&mut self, entity: Entity) -> Result<(), EcsError> {
-        self.flush();
+        if self.needs_attention() && self.attend() {
+            return self.despawn_reacting(entity);
+        }
+        self.despawn_now(entity)
+    }
+
+    /// [`World::despawn`] where something reacts: the hooks and observers run first, with
+    /// the entity whole; what they queued is applied after.
+    #[cold]
+    #[inline(never)]
+    fn despawn_reacting(&mut self, entity: Entity) -> Result<(), EcsError> {
+        self.check(entity)?;
+        self.before_despawn(entity);
+        let despawned = self.despawn_now(entity);
+        self.settle();
+        despawned
+    }
+
+    /// The body of [`World::despawn`] once reactions are done.
+    #[inline(always)]
+    fn despawn_now(&mut self, entity: Entity) -> Result<(), EcsError> {
         // Links first (one branch for a world that never linked two entities), so no child
         // is left naming a dead parent; see `crate::hierarchy` for the policy. Out of line,
         // so the common path stays small enough to inline into the caller's loop.
@@ -391,10 +510,19 @@ impl<S: Storage> World<S> {
     /// assert!(world.is_empty() && !world.contains(e));
     /// ```
     pub fn clear(&mut self) {
-        self.flush();
+        let reacting = self.enter();
+        if reacting {
+            // Every entity's despawn reactions, with the world whole, before anything goes.
+            for entity in self.entities.alive().to_vec() {
+                self.before_despawn(entity);
+            }
+        }
         self.entities.clear();
         self.index.release_all();
         self.storage.clear();
+        if reacting {
+            self.settle();
+        }
     }
 
     /// A shared reference to `entity`'s `T`; `None` if the entity is stale or has no `T`.
@@ -786,7 +914,9 @@ impl<S: Storage> World<S> {
     /// assert_eq!(world.component_id::<A>(), Some(id));
     /// ```
     pub fn register_component<T: Component>(&mut self) -> ComponentId {
-        self.components.register::<T>()
+        let id = self.components.register::<T>();
+        self.sync_reactions();
+        id
     }
 
     /// Registers a component defined at run time (name, layout, drop function).
@@ -998,9 +1128,54 @@ impl<S: Storage> World<S> {
     /// ```
     #[inline]
     pub fn flush(&mut self) {
+        if self.needs_attention() && self.entities.has_reserved() {
+            self.flush_reserved();
+        }
+    }
+
+    /// What every structural operation does first: flushes reserved entities and answers
+    /// whether something reacts to structural changes (a hook or an observer; see
+    /// [`World::reacts`]). Both ride on one word of the allocator
+    /// ([`Entities::needs_attention`]), so a world where nothing is reserved and nothing
+    /// reacts pays the one test `flush` always made.
+    #[inline(always)]
+    pub(crate) fn enter(&mut self) -> bool {
+        if self.needs_attention() {
+            self.attend()
+        } else {
+            false
+        }
+    }
+
+    /// Whether entities are reserved or something reacts: the one test of every
+    /// structural operation's fast path (see [`World::enter`]).
+    #[inline(always)]
+    pub(crate) fn needs_attention(&mut self) -> bool {
+        debug_assert_eq!(
+            self.entities.attention(),
+            self.reacts(),
+            "the reaction flag is kept in step with the registry (World::sync_reactions)"
+        );
+        self.entities.needs_attention()
+    }
+
+    /// [`World::enter`]'s slow path.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn attend(&mut self) -> bool {
         if self.entities.has_reserved() {
             self.flush_reserved();
         }
+        self.reacts()
+    }
+
+    /// Mirrors "something reacts" into the allocator's attention flag; called wherever
+    /// the registry may have gained its first hook or observer (registering a type with
+    /// hooks, setting a hook, adding an observer).
+    #[inline]
+    pub(crate) fn sync_reactions(&mut self) {
+        let on = self.components.reactions().any();
+        self.entities.set_attention(on);
     }
 
     #[cold]

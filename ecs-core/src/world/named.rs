@@ -40,9 +40,14 @@ impl<S: Storage> World<S> {
     /// ```
     pub fn instance_id<T: Component>(&mut self, name: &str) -> ComponentId {
         let of = self.components.register::<T>();
-        self.components
+        let id = self
+            .components
             .register_instance(of, name)
-            .expect("a Rust type's own id can have instances")
+            .expect("a Rust type's own id can have instances");
+        if <T as crate::bundle::Bundle>::HOOKED {
+            self.sync_reactions();
+        }
+        id
     }
 
     /// The component id of the instance named `name` of component `of` (a Rust type's id
@@ -106,9 +111,49 @@ impl<S: Storage> World<S> {
         name: &str,
         value: T,
     ) -> Result<Option<T>, EcsError> {
-        self.flush();
+        if (<T as crate::bundle::Bundle>::HOOKED || self.needs_attention()) && self.attend_to::<T>()
+        {
+            let mut value = ManuallyDrop::new(value);
+            // SAFETY: a `T`, handed over and never dropped here.
+            return unsafe { self.insert_named_reacting(entity, name, NonNull::from(&mut *value)) };
+        }
         self.check(entity)?;
         let id = self.instance_id::<T>(name);
+        self.insert_named_now(entity, id, value)
+    }
+
+    /// [`World::insert_named`] where something reacts: `on_replace` before, `on_add` and
+    /// `on_insert` after.
+    ///
+    /// # Safety
+    /// `value` points to a `T` this call takes over (the caller must not use or drop it).
+    #[cold]
+    #[inline(never)]
+    unsafe fn insert_named_reacting<T: Component>(
+        &mut self,
+        entity: Entity,
+        name: &str,
+        value: NonNull<T>,
+    ) -> Result<Option<T>, EcsError> {
+        // SAFETY: the caller hands the value over.
+        let value = unsafe { value.as_ptr().read() };
+        self.check(entity)?;
+        let id = self.instance_id::<T>(name);
+        let held = self.before_store(entity, &[id]);
+        let stored = self.insert_named_now(entity, id, value);
+        if stored.is_ok() {
+            self.after_store(entity, &[id], &held);
+        }
+        stored
+    }
+
+    /// [`World::insert_named`] of live `entity`'s instance `id` (of `T`).
+    fn insert_named_now<T: Component>(
+        &mut self,
+        entity: Entity,
+        id: ComponentId,
+        value: T,
+    ) -> Result<Option<T>, EcsError> {
         if let Some(ptr) = self.storage.get_ptr(entity, id) {
             // SAFETY: `get_ptr` points to the entity's value of `id`, a `T` (a named
             // instance of `T` holds `T`s), and `&mut self` excludes every other access.
@@ -213,7 +258,41 @@ impl<S: Storage> World<S> {
         entity: Entity,
         name: &str,
     ) -> Result<T, EcsError> {
-        self.flush();
+        if self.needs_attention() && self.attend() {
+            return self.remove_named_reacting(entity, name);
+        }
+        self.remove_named_now(entity, name)
+    }
+
+    /// [`World::remove_named`] where something reacts: `on_replace` and `on_remove` with
+    /// the value still stored.
+    #[cold]
+    #[inline(never)]
+    fn remove_named_reacting<T: Component>(
+        &mut self,
+        entity: Entity,
+        name: &str,
+    ) -> Result<T, EcsError> {
+        self.check(entity)?;
+        let held = self
+            .components
+            .id::<T>()
+            .and_then(|of| self.components.instance(of, name))
+            .filter(|&id| self.storage.contains(entity, id));
+        if let Some(id) = held {
+            self.before_remove(entity, &[id]);
+        }
+        let removed = self.remove_named_now(entity, name);
+        self.settle();
+        removed
+    }
+
+    /// [`World::remove_named`], reserved entities flushed, nothing reacting.
+    fn remove_named_now<T: Component>(
+        &mut self,
+        entity: Entity,
+        name: &str,
+    ) -> Result<T, EcsError> {
         self.check(entity)?;
         let unknown = || EcsError::UnknownInstance {
             entity,
@@ -373,6 +452,9 @@ impl<S: Storage> World<S> {
     /// Checks that live `entity` can take the named instance `id` (it lacks it): no other
     /// named instance of the entity may hold its name (an unnamed component's type name does
     /// not count: the instance shadows it, see [`crate::named`]). Returns the name.
+    // Always inlined: the by-id insert's fast path and its reacting path both call it, and
+    // out of line the fast path paid a call per named insert.
+    #[inline(always)]
     pub(super) fn claim_name(&self, entity: Entity, id: ComponentId) -> Result<NameId, EcsError> {
         let instance = self
             .components

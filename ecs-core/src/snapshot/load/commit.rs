@@ -27,6 +27,8 @@ pub(super) fn commit<L: Entries, S: Storage>(
     // Nothing below can fail; only user code (`MapEntities`, a replaced resource's `Drop`)
     // can panic, before the entities are allocated or after they are all stored.
     let ids = resolve(registry, world, &staged.columns);
+    // Registering may have given the world its first hooked type.
+    world.sync_reactions();
     let n = staged.entities.len();
     let base = world.prepare_loaded(n);
     remap(registry, &mut staged, world.entities().upcoming(n));
@@ -50,7 +52,12 @@ pub(super) fn commit<L: Entries, S: Storage>(
             .insert_boxed(entry.type_id, entry.type_name, resource.value);
     }
     let new = Handles::of(&world.entities().alive()[base..base + n]);
-    Ok(EntityMap::new(staged.entities, new, staged.index))
+    let map = EntityMap::new(staged.entities, new, staged.index);
+    if world.reacts() {
+        // The load is whole (links and resources in) before any hook sees it.
+        world.after_load(base, n);
+    }
+    Ok(map)
 }
 
 /// A run-time component registered in the world under the registry's name must be the
