@@ -19,7 +19,8 @@
 //!   removing bundles (all or nothing), queries and every filter over every layout of
 //!   tables and sets, random access, stale handles, zero-sized and over-aligned components,
 //!   run-time components, drops (every value dropped once, panicking drops leaving the world
-//!   consistent), the hierarchy, named instances and properties, `World::layout`, the
+//!   consistent), the hierarchy, named instances and properties, lifecycle hooks and
+//!   observers (on every path, counted against a model, panicking ones), `World::layout`, the
 //!   `Storage` contract itself checked after random operations ([`contract`]), and a model
 //!   test: random operations compared against a `HashMap` model ([`model`]; 100,000 operations by
 //!   default, `ECS_MODEL_OPS` sets how many).
@@ -59,6 +60,7 @@ pub mod layout;
 pub mod model;
 pub mod named;
 pub mod queries;
+pub mod reactions;
 pub mod required;
 pub mod schedule;
 pub mod snapshot;
@@ -124,6 +126,16 @@ macro_rules! suite {
                 cloning::clone_entity_copies_what_opted_in => clone_entity_copies,
                 cloning::clone_subtree_copies_descendants_in_order => clone_subtree_copies,
                 cloning::a_panicking_clone_spawns_nothing => panicking_clone,
+                reactions::hooks_run_on_every_path => hooks_every_path,
+                reactions::runtime_components_take_hooks_by_id => hooks_by_id,
+                reactions::hooks_write_other_entities_and_queue_commands => hooks_write_and_queue,
+                reactions::panicking_hooks_leave_the_world_consistent => panicking_hooks,
+                reactions::observers_run_in_documented_order => observers_order,
+                reactions::observer_chains_propagation_and_errors => observer_chains,
+                reactions::panicking_observers_keep_the_world_consistent => panicking_observers,
+                reactions::schedules_refuse_observers => schedules_refuse_observers,
+                reactions::hook_calls_match_a_model => hook_calls_model,
+                reactions::snapshot_loads_run_the_hooks => snapshot_loads_run_hooks,
                 required::requirements_and_clones_match_a_model => requirements_and_clones_model,
                 queries::any_of_yields_entities_holding_a_part => any_of_yields_entities_holding_a_part,
                 batches::spawn_batch_with_any_size_hint => spawn_batch_any_size_hint,
