@@ -2,8 +2,9 @@
 //! bundles, systems added as a chained tuple with a run condition, `&mut` queries on a
 //! change-tracked type, commands through `commands.entity(e)`, resources, events, a
 //! `Local`, a parameter set, an exclusive system, random access (one entity, several at
-//! once, the only match of a query), removing and taking bundles, required components, and
-//! drones that are children of their carrier — printing the same lines on every backend.
+//! once, the only match of a query), removing and taking bundles, required components, an
+//! observer, and drones that are children of their carrier — printing the same lines on
+//! every backend.
 //!
 //! ```text
 //! cargo run -p examples --example arena                    # archetype tables
@@ -268,11 +269,27 @@ fn land_fighters(world: &mut World) {
     let fighters: Vec<Entity> = world
         .query_filtered::<Entity, (With<Velocity>, Without<Orbit>)>()
         .collect();
+    // In handle order, so the observer's lines come out alike on every backend.
+    let mut fighters = fighters;
+    fighters.sort();
     for e in fighters {
         let (velocity, _team) = world.remove::<(Velocity, Team)>(e).unwrap();
         world.entity_mut(e).unwrap().insert(Landed {
             speed: velocity.0.abs(),
         });
+    }
+}
+
+/// An observer: runs each time an entity gets `Landed` (inserted by `land_fighters`), with
+/// system parameters like any system, and logs the landing.
+fn log_landing(
+    landed: On<Add, Landed>,
+    names: Query<&Name>,
+    frame: Res<Frame>,
+    mut log: ResMut<Log>,
+) {
+    if let Some(name) = names.get(landed.entity()) {
+        writeln!(log.0, "frame {}: {} landed", frame.0, name.0).unwrap();
     }
 }
 
@@ -314,6 +331,9 @@ fn play(frames: u32, sequential: bool) -> (String, std::time::Duration) {
     world.insert_resource(Ceasefire(false));
     world.insert_resource(Log::default());
     world.add_event::<Hit>();
+    world
+        .observe(log_landing)
+        .expect("an observer of `Landed` with valid parameters");
     for (name, team, x) in [
         ("red-carrier", Team::Red, -20),
         ("blue-carrier", Team::Blue, 20),

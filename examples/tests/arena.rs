@@ -29,6 +29,8 @@ fn the_battle_plays_out() {
         log.contains("red-fighter2: health 10 at (-1, 0), landed at speed 1"),
         "{log}"
     );
+    // The observer of `Landed` logged each landing as it happened.
+    assert!(log.contains("red-fighter0 landed"), "{log}");
     assert!(
         log.contains("the last carrier standing: red-carrier"),
         "{log}"
