@@ -89,7 +89,7 @@ fn stamp(entity: Entity) -> u16 {
 ///   `i` when it is live (its position is below `alive`), else 0.
 /// * `reserved & RESERVED` ids have been handed out by [`Entities::reserve_entity`] since
 ///   the last flush: they are the next that many results of `alloc`, and `alloc`/`free` are
-///   only called when that count is 0. Bit [`ATTENTION`] of `reserved` is the owner's flag
+///   only called when that count is 0. Bit `ATTENTION` of `reserved` is the owner's flag
 ///   ([`Entities::set_attention`]), never changed by reserving or flushing.
 /// * `room` is at most the capacity of each of the three arrays, and at most `u32::MAX`.
 ///   No array's capacity ever shrinks (nothing here shrinks or replaces them after

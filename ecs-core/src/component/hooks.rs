@@ -3,7 +3,7 @@
 //!
 //! A hook is how a component keeps something outside itself right: an index of entities by
 //! name, a count, a dependent value on another entity. It is declared with the derive
-//! (`#[component(on_add = path, on_remove = path)]`, see [`Component::HOOKS`]) or set at run
+//! (`#[component(on_add = path, on_remove = path)]`, see [`Component::HOOKS`](super::Component::HOOKS)) or set at run
 //! time ([`World::set_hook`](crate::World::set_hook),
 //! [`World::set_hook_by_id`](crate::World::set_hook_by_id), for run-time and named
 //! components too).

@@ -2,7 +2,7 @@
 //! entity.
 //!
 //! An observer is a function system whose first parameter names what it observes:
-//! `On<Add, Health>` (a [`Health`]-like component was added to an entity), `On<Remove, T>`,
+//! `On<Add, Health>` (a `Health` component was added to an entity), `On<Remove, T>`,
 //! `On<Insert, T>`, `On<Replace, T>`, `On<Despawn, T>` for the lifecycle moments of a
 //! component (see [`crate::component::hooks`]), or `On<E>` for a user event `E`
 //! ([`Event`]) sent with [`World::trigger`](crate::World::trigger) or
