@@ -451,10 +451,14 @@ impl<S: Storage> World<S> {
                         self.skip("remove", error);
                         continue;
                     }
-                    for &id in &ids {
-                        // Fails only for a second mention of one component (already gone).
-                        let _ = self.remove_by_id(entity, id);
-                    }
+                    // One removal: what hooks and observers queue waits for all of it.
+                    self.with_reactions_held(|world| {
+                        for &id in &ids {
+                            // Fails only for a second mention of one component (already
+                            // gone): hooks change no structure, and their commands wait.
+                            let _ = world.remove_by_id(entity, id);
+                        }
+                    });
                 }
                 Command::Despawn(entity) => {
                     if let Err(error) = self.despawn(entity) {

@@ -18,9 +18,12 @@
 //! | `on_despawn` | before the entity is despawned (also `take`, `despawn_recursive`, `clear`) | still stored |
 //!
 //! For one operation, the order is: `on_despawn` (a despawn), `on_replace`, then the change,
-//! then `on_add` and `on_insert`, each for the components in the order the operation names
-//! them; a bundle is stored whole (with the components it requires) before any `on_add`
-//! runs, so a hook sees its siblings. Every path that adds or removes fires them: spawn,
+//! then `on_add`, then `on_insert`. A bundle is stored whole (with the components it
+//! requires) before any `on_add` runs, so a hook sees its siblings; an entity spawned as a
+//! child, or cloned, is linked to its parent first. Within one moment the components go
+//! in a fixed order: an insert's `on_replace` and `on_insert` in the bundle's field order
+//! (then the components the entity got through requirements), every other moment in the
+//! order the components began to react (their first hook or observer). Every path that adds or removes fires them: spawn,
 //! spawn_batch, insert, remove, take, despawn, despawn_recursive, commands, the by-id and
 //! named-instance API, clone, snapshot load and `clear`. Relationship components
 //! ([`ChildOf`](crate::ChildOf), [`Children`](crate::Children)) take no hooks.
@@ -207,7 +210,7 @@ impl Reaction {
 ///
 /// # Invariants
 /// `by_id` is empty, or holds one entry per registered component (grown with the
-/// registry); `reactive` lists, in registration order and once each, the ids whose
+/// registry); `reactive` lists, in the order they began to react and once each, the ids whose
 /// reaction is [`Reaction::any`].
 #[derive(Debug, Default)]
 pub(crate) struct Reactions {

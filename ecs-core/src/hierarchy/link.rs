@@ -100,9 +100,38 @@ impl<S: Storage> World<S> {
             prev: self.last_child(ids, parent),
             next: None,
         };
+        if self.needs_attention() && self.attend() {
+            let mut bundle = std::mem::ManuallyDrop::new((bundle, link));
+            // SAFETY: the bundle is handed over and never dropped here.
+            return Ok(unsafe {
+                self.spawn_child_reacting(ids, parent, NonNull::from(&mut *bundle))
+            });
+        }
         let child = self.spawn((bundle, link));
         self.append(ids, parent, child);
         Ok(child)
+    }
+
+    /// [`World::spawn_child`] where something reacts: the child's hooks and observers wait
+    /// until it is linked (and a panicking one leaves it linked). Spawns through the
+    /// type-erased path, so the typed spawn keeps the fast path as its one caller.
+    ///
+    /// # Safety
+    /// `bundle` points to a `B` this call takes over (the caller must not use or drop it).
+    #[cold]
+    #[inline(never)]
+    unsafe fn spawn_child_reacting<B: Bundle>(
+        &mut self,
+        ids: LinkIds,
+        parent: Entity,
+        bundle: NonNull<B>,
+    ) -> Entity {
+        let held = crate::world::HoldReactions::new(self);
+        // SAFETY: forwarded contract.
+        let child = unsafe { held.world.spawn_reacting(bundle) };
+        held.world.append(ids, parent, child);
+        held.release();
+        child
     }
 
     /// Makes `child` a root: unlinks it from its parent and removes its [`ChildOf`]; its own

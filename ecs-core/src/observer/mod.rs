@@ -30,9 +30,10 @@
 //! # When observers run, and in which order
 //! A lifecycle observer runs at the same moment as the component's hook, right after it:
 //! before a value is removed or overwritten (`Replace`, `Remove`, `Despawn`: the value is
-//! still there to read), after a bundle is stored (`Add`, `Insert`). Like a hook it sees
-//! the world through a shared reference: its commands (spawns, inserts, triggers) are
-//! applied when the operation that fired it is over. For one event, the observers of the
+//! still there to read), after a bundle is stored (`Add`, `Insert`). Where a hook may write
+//! components, an observer sees the world through a shared reference, as a system does (its
+//! queries may still write through `&mut` items, as a system's do); its commands (spawns,
+//! inserts, triggers) are applied when the operation that fired it is over. For one event, the observers of the
 //! whole world run first, then those of the target entity
 //! ([`World::observe_entity`](crate::World::observe_entity)), each group in the order it
 //! was registered.

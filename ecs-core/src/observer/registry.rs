@@ -121,6 +121,7 @@ impl<S: Storage> World<S> {
                     .to_owned(),
             });
         };
+        self.refuse_link_observer(key, system.name())?;
         let observers = self.observers.get_or_insert_with(|| {
             Box::new(Observers {
                 entries: Vec::new(),
@@ -139,6 +140,20 @@ impl<S: Storage> World<S> {
             self.refresh_observed(component);
         }
         Ok(id)
+    }
+
+    /// Refuses an observer of a relationship component's lifecycle (the hierarchy keeps
+    /// those; they take no hooks either).
+    fn refuse_link_observer(&self, key: EventKey, name: &str) -> Result<(), EcsError> {
+        match key {
+            EventKey::Lifecycle(_, id) if self.is_link_component(id) => Err(EcsError::Observer {
+                observer: name.to_owned(),
+                reason: "the hierarchy keeps relationship components: observe the entities' \
+                         own components, or trigger an event where you link them"
+                    .to_owned(),
+            }),
+            _ => Ok(()),
+        }
     }
 
     /// Removes an observer; false when `id` names none (already removed).
@@ -279,9 +294,9 @@ impl<S: Storage> World<S> {
                 None => break,
             }
         }
-        self.last_event = Some(name);
+        let outer = self.last_event.replace(name);
         self.settle();
-        self.last_event = None;
+        self.last_event = outer;
         // An error of this trigger's chain is this call's answer, not a skipped command.
         let depth = self.skipped_commands[before..]
             .iter()
@@ -338,13 +353,15 @@ impl<S: Storage> World<S> {
         self.trigger = Some(state);
         let mut queue = CommandQueue::new();
         let mut failures = Vec::new();
+        // The observer running, for a panic's clean-up.
+        let mut running = None;
         let world: &World<S> = self;
         let ran = catch_unwind(AssertUnwindSafe(|| {
             let trigger = world.trigger.as_ref().expect("set above");
             let (key, target) = (trigger.key, trigger.entity);
             // The world's observers, then the entity's: two passes over one list.
             for pass_global in [true, false] {
-                for entry in observers.entries.iter_mut() {
+                for (at, entry) in observers.entries.iter_mut().enumerate() {
                     if entry.target.is_none() != pass_global {
                         continue;
                     }
@@ -352,6 +369,7 @@ impl<S: Storage> World<S> {
                     if !for_it || !(entry.key == key || world.observes_as(key, entry.key)) {
                         continue;
                     }
+                    running = Some(at);
                     // SAFETY: the observer was initialised for this world (the registry's
                     // invariant); `&self` is the only access while it runs (the operation that
                     // fired it holds the world exclusively and waits), and it changes no
@@ -365,11 +383,18 @@ impl<S: Storage> World<S> {
             }
         }));
         let state = self.trigger.take().expect("set above");
-        self.observers = Some(observers);
-        self.hook_commands.append(&mut queue);
         if let Err(panic) = ran {
+            // The panicking observer's commands, and those of the ones before it, are
+            // dropped with the operation's other deferred work.
+            if let Some(at) = running {
+                observers.entries[at].system.discard(self);
+            }
+            queue.discard(self);
+            self.observers = Some(observers);
             resume_unwind(panic);
         }
+        self.observers = Some(observers);
+        self.hook_commands.append(&mut queue);
         for (observer, reason) in failures {
             self.skipped_commands.push(SkippedCommand {
                 command: "observer",

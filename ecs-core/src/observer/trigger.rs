@@ -107,7 +107,10 @@ unsafe impl<E: Event, B: Watched, S: Storage> SystemParam<S> for On<'_, E, B> {
     type Item<'w, 's> = On<'w, E, B>;
 
     fn init(world: &mut World<S>, access: &mut SystemAccess) -> Result<EventKey, EcsError> {
-        let key = EventKey::of::<E, B>(world.components_mut())?;
+        let key = EventKey::of::<E, B>(world.components_mut());
+        // Registering the watched type may have given the world its first hooked type.
+        world.sync_reactions();
+        let key = key?;
         access.observe(key).map_err(crate::system::conflict)?;
         Ok(key)
     }

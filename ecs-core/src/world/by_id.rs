@@ -633,7 +633,8 @@ impl<S: Storage> World<S> {
     ///
     /// # Panics
     /// If the bundle names one component twice (as [`World::spawn`]), before anything
-    /// changes.
+    /// changes. If an `on_replace` hook panics, the bundle's values are never read: they
+    /// leak (the caller holds them in a `ManuallyDrop`), never dropped twice.
     ///
     /// # Safety
     /// `bundle` points to an initialised bundle of type `ty` (usable on any thread: bundles
@@ -656,7 +657,7 @@ impl<S: Storage> World<S> {
             // Resolving may have registered the world's first hooked type.
             self.sync_reactions();
         }
-        let reacting = self.reacts().then(|| {
+        let reacting = (self.reacts() && self.bundle_reacts(bundle_id)).then(|| {
             let ids = self.bundles.components_of(bundle_id).to_vec();
             let held = self.before_store(entity, &ids);
             (ids, held)

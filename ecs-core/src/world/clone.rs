@@ -40,11 +40,14 @@ impl<S: Storage> World<S> {
     pub fn clone_entity(&mut self, entity: Entity) -> Result<Entity, EcsError> {
         self.flush();
         self.check(entity)?;
-        let copy = self.clone_components(entity);
-        if let Some(parent) = self.parent(entity)? {
-            self.set_parent(copy, parent)?;
-        }
-        Ok(copy)
+        // The copy's reactions run once it is linked beside the original.
+        self.with_reactions_held(|world| {
+            let copy = world.clone_components(entity);
+            if let Some(parent) = world.parent(entity)? {
+                world.set_parent(copy, parent)?;
+            }
+            Ok(copy)
+        })
     }
 
     /// [`World::clone_entity`] of `entity` and of all its descendants, the copies linked
@@ -57,17 +60,20 @@ impl<S: Storage> World<S> {
     /// # Panics
     /// As [`World::clone_entity`]; the copies spawned before the panic stay in the world.
     pub fn clone_subtree(&mut self, entity: Entity) -> Result<Entity, EcsError> {
-        let root = self.clone_entity(entity)?;
-        let mut pending = vec![(entity, root)];
-        while let Some((original, copy)) = pending.pop() {
-            let children: Vec<Entity> = self.children(original)?.collect();
-            for child in children {
-                let child_copy = self.clone_components(child);
-                self.set_parent(child_copy, copy)?;
-                pending.push((child, child_copy));
+        // The copies' reactions run once the whole copy is linked.
+        self.with_reactions_held(|world| {
+            let root = world.clone_entity(entity)?;
+            let mut pending = vec![(entity, root)];
+            while let Some((original, copy)) = pending.pop() {
+                let children: Vec<Entity> = world.children(original)?.collect();
+                for child in children {
+                    let child_copy = world.clone_components(child);
+                    world.set_parent(child_copy, copy)?;
+                    pending.push((child, child_copy));
+                }
             }
-        }
-        Ok(root)
+            Ok(root)
+        })
     }
 
     /// A new entity with a clone of each cloneable component of live `entity` (not its

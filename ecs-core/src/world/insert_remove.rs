@@ -211,7 +211,8 @@ impl<S: Storage> World<S> {
     /// assert!(!world.contains(e), "despawned; the Sprite was dropped");
     /// ```
     pub fn take<B: Bundle>(&mut self, entity: Entity) -> Result<B, EcsError> {
-        if (B::HOOKED || self.needs_attention()) && self.attend_to::<B>() {
+        // A despawn: every component the entity holds may react, not only `B`'s.
+        if (B::HOOKED || self.needs_attention()) && self.attend_registering::<B>() {
             return self.take_reacting::<B>(entity);
         }
         self.check(entity)?;

@@ -1,9 +1,11 @@
 //! Firing lifecycle hooks and observers around structural changes (see
 //! [`crate::component::hooks`] and [`crate::observer`]), and applying what they queued.
 //!
-//! Every structural operation asks [`World::reacts`] first (one load and a branch); only
-//! in a world where some component has a hook or an observer does it take the out-of-line
-//! paths here. Hooks and observers run where the storage is whole: the `before_*` functions
+//! Every structural operation first makes the one test it always made (entities reserved
+//! through `&World`, [`World::needs_attention`]); the allocator's word it tests also holds
+//! a bit set while some component has a hook or an observer ([`World::sync_reactions`]).
+//! Only then does the operation go out of line, and only if its own components (or, for a
+//! despawn, the entity's) react does it take the paths here. Hooks and observers run where the storage is whole: the `before_*` functions
 //! before anything is removed or overwritten, the `after_*` ones once everything is stored.
 //! The commands they queue wait in `hook_commands` until the public operation ends and
 //! calls [`World::settle`].
@@ -54,6 +56,8 @@ impl<S: Storage> World<S> {
         hook: HookFn,
     ) -> Result<(), EcsError> {
         let id = self.components.register::<T>();
+        // Registering may have given the world its first hooked type, whatever comes next.
+        self.sync_reactions();
         self.set_hook_by_id(id, event, hook)
     }
 
@@ -76,9 +80,9 @@ impl<S: Storage> World<S> {
                     .to_owned(),
             });
         }
-        self.components.set_hook(id, event, hook)?;
+        let set = self.components.set_hook(id, event, hook);
         self.sync_reactions();
-        Ok(())
+        set
     }
 
     /// Whether `id` is [`ChildOf`] or [`Children`].
@@ -115,8 +119,8 @@ impl<S: Storage> World<S> {
         }
     }
 
-    /// The components that react to something and live `entity` holds, in registration
-    /// order.
+    /// The components that react to something and live `entity` holds, in the order they
+    /// began to react.
     pub(crate) fn reactive_held(&self, entity: Entity) -> Vec<ComponentId> {
         let reactive = self.components.reactions().reactive();
         reactive
@@ -141,7 +145,8 @@ impl<S: Storage> World<S> {
         held
     }
 
-    /// [`World::fire_stored`], then applies what was queued.
+    /// [`World::fire_stored`], then applies what was queued; held back while
+    /// [`World::with_reactions_held`] runs.
     #[cold]
     #[inline(never)]
     pub(crate) fn after_store(
@@ -150,8 +155,34 @@ impl<S: Storage> World<S> {
         ids: &[ComponentId],
         held: &[ComponentId],
     ) {
+        if let Some(stores) = &mut self.held_stores {
+            stores.push(HeldStore {
+                entity,
+                ids: ids.to_vec(),
+                held: held.to_vec(),
+            });
+            return;
+        }
         self.fire_stored(entity, ids, held);
         self.settle();
+    }
+
+    /// Runs `body` with the `on_add`/`on_insert` reactions of what it stores held back and
+    /// nothing settled, then runs them and applies what was queued: for an operation of
+    /// several steps whose hooks must see it whole (an entity cloned, then linked beside the
+    /// original). If `body` panics, the held reactions are dropped with its deferred work.
+    pub(crate) fn with_reactions_held<R>(&mut self, body: impl FnOnce(&mut Self) -> R) -> R {
+        let held = HoldReactions::new(self);
+        let done = body(held.world);
+        held.release();
+        done
+    }
+
+    /// Drops the commands hooks and observers queued (entities they reserved are
+    /// despawned): the deferred work of an operation that panicked.
+    pub(crate) fn discard_hook_commands(&mut self) {
+        let mut queue = std::mem::take(&mut self.hook_commands);
+        queue.discard(self);
     }
 
     /// After storing `ids` (and what they require) on `entity`, which held the reactive
@@ -229,7 +260,7 @@ impl<S: Storage> World<S> {
     #[cold]
     #[inline(never)]
     pub(crate) fn settle(&mut self) {
-        if self.hook_commands.is_empty() {
+        if self.hook_commands.is_empty() || self.held_stores.is_some() {
             return;
         }
         let mut queue = std::mem::take(&mut self.hook_commands);
@@ -257,6 +288,73 @@ impl<S: Storage> World<S> {
         }
         "lifecycle hook commands".to_owned()
     }
+}
+
+/// Holds back the `on_add`/`on_insert` reactions of what is stored through it, and all
+/// settling, until [`HoldReactions::release`] runs them (see
+/// [`World::with_reactions_held`]). In a world where nothing reacts it does nothing. If
+/// dropped unreleased (a panic), the held reactions are dropped, with the commands queued
+/// meanwhile when it was the outermost hold.
+pub(crate) struct HoldReactions<'w, S: Storage> {
+    pub(crate) world: &'w mut World<S>,
+    /// The holds outside this one (`Some(outer)` while this one holds).
+    outer: Option<Option<Vec<HeldStore>>>,
+}
+
+impl<'w, S: Storage> HoldReactions<'w, S> {
+    /// Starts holding, if something reacts.
+    #[inline]
+    pub(crate) fn new(world: &'w mut World<S>) -> Self {
+        let outer = world
+            .reacts()
+            .then(|| world.held_stores.replace(Vec::new()));
+        HoldReactions { world, outer }
+    }
+
+    /// Runs the held reactions (unless an outer hold takes them over) and applies what
+    /// was queued.
+    #[inline]
+    pub(crate) fn release(mut self) {
+        if let Some(outer) = self.outer.take() {
+            self.world.release_held(outer);
+        }
+    }
+}
+
+impl<S: Storage> Drop for HoldReactions<'_, S> {
+    fn drop(&mut self) {
+        if let Some(outer) = self.outer.take() {
+            self.world.held_stores = outer;
+            if self.world.held_stores.is_none() {
+                self.world.discard_hook_commands();
+            }
+        }
+    }
+}
+
+impl<S: Storage> World<S> {
+    /// [`HoldReactions::release`]: puts the outer hold back, then hands it the held
+    /// reactions or runs them and settles.
+    #[cold]
+    #[inline(never)]
+    fn release_held(&mut self, outer: Option<Vec<HeldStore>>) {
+        let held = std::mem::replace(&mut self.held_stores, outer).unwrap_or_default();
+        if let Some(stores) = &mut self.held_stores {
+            stores.extend(held); // nested: the outer hold runs them
+            return;
+        }
+        for store in held {
+            self.fire_stored(store.entity, &store.ids, &store.held);
+        }
+        self.settle();
+    }
+}
+
+/// `on_add`/`on_insert` reactions waiting for a [`HoldReactions`] to be released.
+pub(crate) struct HeldStore {
+    entity: Entity,
+    ids: Vec<ComponentId>,
+    held: Vec<ComponentId>,
 }
 
 /// One more level of [`World::settle`], left again when dropped (also while unwinding, so

@@ -19,6 +19,7 @@ mod required;
 
 pub use entity_ref::{EntityMut, EntityRef};
 pub use hook_world::HookWorld;
+pub(crate) use lifecycle::HoldReactions;
 pub use lifecycle::MAX_EVENT_DEPTH;
 pub use named::NamedInstance;
 
@@ -81,6 +82,13 @@ pub struct World<S: Storage> {
     pub(crate) hook_commands: crate::commands::CommandQueue,
     /// How many [`World::settle`] calls are applying commands below this one.
     settle_depth: usize,
+    /// While `Some`, the `on_add`/`on_insert` reactions of what is stored wait here, and
+    /// nothing settles: an operation of several steps (a child spawned then linked) runs
+    /// them once it is whole ([`World::with_reactions_held`]).
+    held_stores: Option<Vec<lifecycle::HeldStore>>,
+    /// The entities of the last `spawn_batch` whose reactions ran (what it returns then);
+    /// empty otherwise.
+    last_batch: Vec<Entity>,
     /// The observers (see [`crate::observer`]); `None` until the first is registered.
     #[cfg(feature = "schedule")]
     pub(crate) observers: Option<Box<crate::observer::Observers<S>>>,
@@ -123,6 +131,8 @@ impl<S: Storage> World<S> {
             skipped_commands: Vec::new(),
             hook_commands: crate::commands::CommandQueue::new(),
             settle_depth: 0,
+            held_stores: None,
+            last_batch: Vec::new(),
             #[cfg(feature = "schedule")]
             observers: None,
             #[cfg(feature = "schedule")]
@@ -299,7 +309,7 @@ impl<S: Storage> World<S> {
     /// afterwards).
     #[cold]
     #[inline(never)]
-    unsafe fn spawn_reacting<B: Bundle>(&mut self, bundle: NonNull<B>) -> Entity {
+    pub(crate) unsafe fn spawn_reacting<B: Bundle>(&mut self, bundle: NonNull<B>) -> Entity {
         // Refuses a bundle naming a component twice before anything is spawned.
         self.bundles.info::<B>(&mut self.components);
         // Empty first (no reaction: no component), reserved entities flushed by now.
@@ -321,16 +331,41 @@ impl<S: Storage> World<S> {
 
     /// [`World::attend`], and for a bundle whose types may bring hooks, resolves it first
     /// (registering its types) and brings the reaction flag in step: whether something
-    /// reacts.
+    /// reacts anywhere in the world.
     #[cold]
     #[inline(never)]
-    pub(crate) fn attend_to<B: Bundle>(&mut self) -> bool {
+    pub(crate) fn attend_registering<B: Bundle>(&mut self) -> bool {
         self.attend();
         if B::HOOKED {
             self.bundles.info::<B>(&mut self.components);
             self.sync_reactions();
         }
         self.reacts()
+    }
+
+    /// [`World::attend_registering`] for an operation whose reactions concern the bundle's
+    /// own components (spawn, insert, remove): whether one of them, or one they require,
+    /// reacts. A bundle of other types takes the fast path again, so a hook on one type
+    /// leaves the others' operations as they were but for this call.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn attend_to<B: Bundle>(&mut self) -> bool {
+        if !self.attend_registering::<B>() {
+            return false;
+        }
+        let id = self.bundles.info::<B>(&mut self.components).id();
+        self.bundle_reacts(id)
+    }
+
+    /// Whether a component of bundle `id`, or one it requires, has a hook or an observer.
+    pub(crate) fn bundle_reacts(&self, id: crate::bundle::BundleId) -> bool {
+        let reactions = self.components.reactions();
+        let own = self.bundles.components_of(id);
+        own.iter().any(|&c| reactions.get(c).is_some())
+            || self
+                .bundles
+                .required(id)
+                .is_some_and(|required| required.iter().any(|r| reactions.get(r.id()).is_some()))
     }
 
     /// Logs the tracked components of a just-stored bundle as added.
@@ -369,7 +404,7 @@ impl<S: Storage> World<S> {
         self.spawn_batch_now(bundles);
         if reacting {
             let id = self.bundles.info::<B>(&mut self.components).id();
-            self.after_spawn_batch(start, id);
+            return self.after_spawn_batch(start, id);
         }
         &self.entities.alive()[start..]
     }
@@ -410,15 +445,19 @@ impl<S: Storage> World<S> {
 
     /// [`World::after_spawn`] for the batch at `start..` of the live list. Hooks may not
     /// despawn, and commands wait for the end, so the batch stays where it is throughout.
+    /// Returns the batch: kept aside, since the commands applied at the end may spawn and
+    /// despawn, which moves entities in the allocator's live list.
     #[cold]
     #[inline(never)]
-    fn after_spawn_batch(&mut self, start: usize, bundle: crate::bundle::BundleId) {
+    fn after_spawn_batch(&mut self, start: usize, bundle: crate::bundle::BundleId) -> &[Entity] {
         let ids = self.bundles.components_of(bundle).to_vec();
         let batch = self.entities.alive()[start..].to_vec();
-        for entity in batch {
+        for &entity in &batch {
             self.fire_stored(entity, &ids, &[]);
         }
         self.settle();
+        self.last_batch = batch;
+        &self.last_batch
     }
 
     /// Removes an entity and drops its components.
@@ -690,7 +729,10 @@ impl<S: Storage> World<S> {
         self.flush();
         let info = self.bundles.info::<B>(&mut self.components);
         // SAFETY: the bundle's components were registered in `self.components`, the registry.
-        unsafe { self.storage.group(info.components(), &self.components) }
+        let grouped = unsafe { self.storage.group(info.components(), &self.components) };
+        // Resolving may have registered the world's first hooked type.
+        self.sync_reactions();
+        grouped
     }
 
     /// Reorders `T`'s values to follow the tables' rows, where `T` lives outside the
@@ -1165,6 +1207,11 @@ impl<S: Storage> World<S> {
     pub(crate) fn attend(&mut self) -> bool {
         if self.entities.has_reserved() {
             self.flush_reserved();
+        }
+        if !self.hook_commands.is_empty() && self.held_stores.is_none() {
+            // Left by an operation a hook or an observer panicked out of: its deferred
+            // work is dropped, as a panicking system's commands are.
+            self.discard_hook_commands();
         }
         self.reacts()
     }

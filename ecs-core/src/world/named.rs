@@ -287,7 +287,8 @@ impl<S: Storage> World<S> {
         removed
     }
 
-    /// [`World::remove_named`], reserved entities flushed, nothing reacting.
+    /// The removal of [`World::remove_named`] (reserved entities flushed; the reacting path
+    /// runs its hooks first).
     fn remove_named_now<T: Component>(
         &mut self,
         entity: Entity,
