@@ -136,6 +136,7 @@ macro_rules! suite {
                 reactions::schedules_refuse_observers => schedules_refuse_observers,
                 reactions::hook_calls_match_a_model => hook_calls_model,
                 reactions::snapshot_loads_run_the_hooks => snapshot_loads_run_hooks,
+                reactions::multi_step_operations_run_hooks_once_whole => multi_step_hooks,
                 required::requirements_and_clones_match_a_model => requirements_and_clones_model,
                 queries::any_of_yields_entities_holding_a_part => any_of_yields_entities_holding_a_part,
                 batches::spawn_batch_with_any_size_hint => spawn_batch_any_size_hint,

@@ -643,3 +643,72 @@ pub fn snapshot_loads_run_the_hooks<S: Storage>() {
     seen.sort();
     assert_eq!(seen, ["false", "true"], "the child saw its parent link");
 }
+
+/// A component whose `on_add` spawns an entity and, when asked, despawns its own.
+#[derive(Component, Debug, PartialEq)]
+#[component(on_add = churn)]
+pub struct Churn(pub bool);
+
+fn churn(mut world: HookWorld<'_>, ctx: HookContext) {
+    let parent = world.parent(ctx.entity);
+    let despawn_self = world.get::<Churn>(ctx.entity).unwrap().0;
+    let mut commands = world.commands();
+    commands.spawn((Pets(0),));
+    if despawn_self {
+        commands.despawn(ctx.entity);
+    }
+    if let Some(seen) = world.resource_mut::<Seen>() {
+        seen.0.push(format!("parent {}", parent.is_some()));
+    }
+}
+
+/// Operations of several steps run their hooks once whole: `spawn_batch` returns its own
+/// entities though hooks' commands spawn more; a child's hooks see it linked, and a
+/// command despawning it leaves the hierarchy exact; an observer of a relationship
+/// component is refused; commands queued before a hook panicked are dropped.
+pub fn multi_step_operations_run_hooks_once_whole<S: Storage>() {
+    let mut world = World::<S>::new();
+    world.insert_resource(Seen::default());
+    let batch = world.spawn_batch((0..4).map(|_| (Churn(false),))).to_vec();
+    assert_eq!(batch.len(), 4);
+    assert!(
+        batch.iter().all(|&e| world.has::<Churn>(e)),
+        "the batch's own entities"
+    );
+    assert_eq!(world.len(), 8, "four spawned by the hooks' commands");
+
+    let parent = world.spawn(());
+    let child = world.spawn_child(parent, (Churn(true),)).unwrap();
+    assert!(
+        !world.contains(child),
+        "despawned by its own hook's command"
+    );
+    assert_eq!(world.children(parent).unwrap().count(), 0, "and unlinked");
+    let kept = world.spawn_child(parent, (Churn(false),)).unwrap();
+    assert_eq!(world.children(parent).unwrap().collect::<Vec<_>>(), [kept]);
+    let seen = std::mem::take(&mut world.resource_mut::<Seen>().unwrap().0);
+    assert_eq!(
+        seen.iter().filter(|s| *s == "parent true").count(),
+        2,
+        "{seen:?}"
+    );
+    let copy = world.clone_entity(kept);
+    assert!(copy.is_ok());
+
+    assert!(matches!(
+        world.observe(|_: On<Add, ChildOf>| {}),
+        Err(EcsError::Observer { .. })
+    ));
+
+    world.insert_resource(Break(Some(Lifecycle::Add)));
+    let before = world.len();
+    let panicked = catch_unwind(AssertUnwindSafe(|| world.spawn((Churn(false), Fragile(0)))));
+    assert!(panicked.is_err());
+    world.resource_mut::<Break>().unwrap().0 = None;
+    world.spawn(());
+    assert_eq!(
+        world.len(),
+        before + 2,
+        "the panicked spawn's entity and the plain one"
+    );
+}
