@@ -60,6 +60,11 @@ pub struct WorldId(u64);
 /// * `components` has the stand-in no entity holds at id 0 (see [`World::query_ref`]).
 /// * `index` lists, for each live entity's slot, exactly the named instances the storage
 ///   holds for it (none for a free slot).
+/// * The allocator's attention flag is set exactly when some component has a hook or an
+///   observer (`components.reactions().any()`), from the end of every operation that can
+///   register a type or change a reaction (`World::sync_reactions`).
+/// * `hook_commands` is empty between public operations (a panic's leftovers are dropped
+///   by the next one), and `held_stores` is `None` outside a multi-step operation.
 pub struct World<S: Storage> {
     id: WorldId,
     entities: Entities,
