@@ -119,6 +119,12 @@ impl<S: Storage> World<S> {
         }
     }
 
+    /// Whether live `entity` holds a component that reacts to something.
+    pub(crate) fn holds_reacting(&self, entity: Entity) -> bool {
+        let reactive = self.components.reactions().reactive();
+        reactive.iter().any(|&id| self.storage.contains(entity, id))
+    }
+
     /// The components that react to something and live `entity` holds, in the order they
     /// began to react.
     pub(crate) fn reactive_held(&self, entity: Entity) -> Vec<ComponentId> {

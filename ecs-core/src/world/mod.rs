@@ -495,6 +495,10 @@ impl<S: Storage> World<S> {
     #[inline(never)]
     fn despawn_reacting(&mut self, entity: Entity) -> Result<(), EcsError> {
         self.check(entity)?;
+        if !self.holds_reacting(entity) {
+            // Nothing of this entity reacts: despawned as in a world without reactions.
+            return self.despawn_now(entity);
+        }
         self.before_despawn(entity);
         let despawned = self.despawn_now(entity);
         self.settle();
