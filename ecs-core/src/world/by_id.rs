@@ -57,13 +57,21 @@ impl<S: Storage> World<S> {
             // SAFETY: forwarded contract.
             return unsafe { self.insert_by_id_reacting(entity, id, value) };
         }
+        self.check_by_id(entity, id)?;
+        // SAFETY: forwarded contract.
+        unsafe { self.insert_by_id_now(entity, id, value) }
+    }
+
+    /// The checks every by-id insert and removal makes first: `entity` live, `id`
+    /// registered here and not a relationship component.
+    #[inline(always)]
+    fn check_by_id(&self, entity: Entity, id: ComponentId) -> Result<(), EcsError> {
         self.check(entity)?;
         self.refuse_link_component(entity, id)?;
         self.components
             .get(id)
             .ok_or(EcsError::UnknownComponent(id))?;
-        // SAFETY: forwarded contract.
-        unsafe { self.insert_by_id_now(entity, id, value) }
+        Ok(())
     }
 
     /// [`World::insert_by_id`] where something reacts: `on_replace` before, `on_add` and
@@ -79,11 +87,7 @@ impl<S: Storage> World<S> {
         id: ComponentId,
         value: NonNull<u8>,
     ) -> Result<(), EcsError> {
-        self.check(entity)?;
-        self.refuse_link_component(entity, id)?;
-        self.components
-            .get(id)
-            .ok_or(EcsError::UnknownComponent(id))?;
+        self.check_by_id(entity, id)?;
         let held = self.before_store(entity, &[id]);
         // SAFETY: forwarded contract (hooks change no structure, so `value` still points
         // outside the storage).
@@ -197,11 +201,7 @@ impl<S: Storage> World<S> {
         if self.needs_attention() && self.attend() {
             return self.remove_by_id_reacting(entity, id);
         }
-        self.check(entity)?;
-        self.refuse_link_component(entity, id)?;
-        self.components
-            .get(id)
-            .ok_or(EcsError::UnknownComponent(id))?;
+        self.check_by_id(entity, id)?;
         self.remove_by_id_now(entity, id)
     }
 
@@ -210,11 +210,7 @@ impl<S: Storage> World<S> {
     #[cold]
     #[inline(never)]
     fn remove_by_id_reacting(&mut self, entity: Entity, id: ComponentId) -> Result<(), EcsError> {
-        self.check(entity)?;
-        self.refuse_link_component(entity, id)?;
-        self.components
-            .get(id)
-            .ok_or(EcsError::UnknownComponent(id))?;
+        self.check_by_id(entity, id)?;
         if !self.storage.contains(entity, id) {
             return self.remove_by_id_now(entity, id);
         }
