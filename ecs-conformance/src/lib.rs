@@ -54,6 +54,7 @@ pub mod cloning;
 pub mod components;
 pub mod contract;
 pub mod determinism;
+pub mod disabling;
 pub mod drops;
 pub mod hierarchy;
 pub mod layout;
@@ -137,6 +138,12 @@ macro_rules! suite {
                 reactions::hook_calls_match_a_model => hook_calls_model,
                 reactions::snapshot_loads_run_the_hooks => snapshot_loads_run_hooks,
                 reactions::multi_step_operations_run_hooks_once_whole => multi_step_hooks,
+                disabling::disabled_entities_leave_every_query_path => disabled_every_path,
+                disabling::states_built_before_the_first_disable_catch_up => disabled_stale_states,
+                disabling::change_driven_runs_leave_disabled_entities_out => disabled_change_driven,
+                disabling::disabled_entities_stay_whole => disabled_stay_whole,
+                disabling::snapshots_keep_disabled_entities => disabled_snapshots,
+                disabling::single_counts_enabled_entities => disabled_single,
                 required::requirements_and_clones_match_a_model => requirements_and_clones_model,
                 queries::any_of_yields_entities_holding_a_part => any_of_yields_entities_holding_a_part,
                 batches::spawn_batch_with_any_size_hint => spawn_batch_any_size_hint,

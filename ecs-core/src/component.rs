@@ -16,6 +16,7 @@ use hashbrown::HashMap;
 use crate::error::EcsError;
 use crate::named::{NameId, Names};
 use crate::properties::Property;
+use crate::world::{StateKey, WorldId};
 
 pub mod hooks;
 pub mod mutability;
@@ -359,6 +360,12 @@ pub struct Components {
     /// Hooks and observed moments per component (see [`hooks`]); empty while nothing
     /// reacts.
     reactions: Reactions,
+    /// [`Disabled`](crate::Disabled)'s id once registered: from then on every query that
+    /// does not name it leaves out the entities holding it (see [`crate::disabled`]).
+    disabled: Option<ComponentId>,
+    /// The world's id and whether `disabled` is set: what a query state compares to know it
+    /// was built against this registry as it is (see [`StateKey`]).
+    key: StateKey,
 }
 
 /// A direct-mapped cache in front of a `TypeId` map (`Components::by_type`, the world's
@@ -461,7 +468,25 @@ impl Components {
             let count = self.infos.len();
             self.reactions.update(id, count, |r| r.hooks = T::HOOKS);
         }
+        if TypeId::of::<T>() == TypeId::of::<crate::Disabled>() {
+            self.disabled = Some(id);
+            self.key = self.key.hiding();
+        }
         id
+    }
+
+    /// [`Disabled`](crate::Disabled)'s id, once something registered it (a query naming it,
+    /// [`World::disable`](crate::World::disable), an insert): until then no entity can be
+    /// disabled, and queries check nothing.
+    #[inline]
+    pub fn disabled(&self) -> Option<ComponentId> {
+        self.disabled
+    }
+
+    /// What a query state built against this registry now records (see [`StateKey`]).
+    #[inline(always)]
+    pub(crate) fn key(&self) -> StateKey {
+        self.key
     }
 
     /// Builds the short-name index of the Rust types registered so far (once).
@@ -768,10 +793,11 @@ pub(crate) const UNSTORED: ComponentId = ComponentId(0);
 impl Components {
     /// A world's registry: [`Unstored`] at [`UNSTORED`], nothing else. It is not entered in
     /// the type maps (nothing looks it up by type), so it takes no fast slot from a real type.
-    pub(crate) fn with_unstored() -> Components {
+    pub(crate) fn with_unstored(world: WorldId) -> Components {
         // Room for the stand-in and a typical world's first few types in one allocation.
         let mut components = Components {
             infos: Vec::with_capacity(8),
+            key: StateKey::new(world),
             ..Components::default()
         };
         let id = components.push(ComponentDescriptor {
@@ -823,7 +849,7 @@ mod tests {
 
     #[test]
     fn type_names_are_indexed_from_the_first_named_instance() {
-        let mut c = Components::with_unstored();
+        let mut c = Components::with_unstored(WorldId::TEST);
         let a = c.register::<A>();
         assert!(c.names().is_empty(), "registering a type interns nothing");
         assert_eq!(c.types_with_short_name("A").collect::<Vec<_>>(), [a]);

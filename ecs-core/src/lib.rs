@@ -60,6 +60,7 @@ pub mod bundle;
 pub mod change;
 pub mod commands;
 pub mod component;
+pub mod disabled;
 pub mod entities;
 pub mod entity;
 pub mod error;
@@ -95,6 +96,7 @@ pub use component::{
     Component, ComponentDescriptor, ComponentId, HookContext, Immutable, Lifecycle, Mutable,
     StorageKind, Tracked,
 };
+pub use disabled::Disabled;
 #[cfg(feature = "serde")]
 pub use ecs_derive::MapEntities;
 pub use ecs_derive::{Bundle, Component};
@@ -128,6 +130,7 @@ pub mod prelude {
         Component, ComponentDescriptor, ComponentId, Immutable, Mutable, StorageKind, Tracked,
     };
     pub use crate::component::{HookContext, Lifecycle};
+    pub use crate::disabled::Disabled;
     pub use crate::entity::Entity;
     pub use crate::error::EcsError;
     pub use crate::event::Events;
@@ -138,7 +141,7 @@ pub mod prelude {
     pub use crate::observer::{Add, Despawn, Event, Insert, On, Remove, Replace};
     pub use crate::properties::{PropertyKind, PropertyValue};
     pub use crate::query::{
-        Added, AnyOf, BatchSize, Changed, Has, Or, QueryState, Ref, With, Without,
+        Added, Allow, AnyOf, BatchSize, Changed, Has, Or, QueryState, Ref, With, Without,
     };
     pub use crate::resource::{Res, ResMut, Resource};
     #[cfg(feature = "schedule")]

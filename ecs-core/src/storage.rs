@@ -66,6 +66,13 @@ pub trait SparseLookup: Sync {
     fn contains(&self, entity: Entity) -> bool {
         self.lookup(entity).is_some()
     }
+    /// True only when no entity has a value (an empty set): a query leaving out the
+    /// holders of a component skips its per-row look-ups then (the `Disabled` set while
+    /// nothing is disabled). The default, false, is always correct.
+    #[inline]
+    fn holds_none(&self) -> bool {
+        false
+    }
 }
 
 /// A look-up type for backends that never answer `Sparse`.

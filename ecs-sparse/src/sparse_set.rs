@@ -668,6 +668,11 @@ impl SparseLookup for SparseSet {
         self.get_ptr(entity)
     }
 
+    #[inline]
+    fn holds_none(&self) -> bool {
+        self.is_empty()
+    }
+
     /// Checks position `hint` first: sets filled by the same spawns keep their entities in
     /// runs of the same order, and comparing one entity in a sequentially walked array is
     /// cheaper than the paged look-up.

@@ -140,6 +140,7 @@ pub use ecs_core;
 pub use ecs_core::bundle::Bundle;
 pub use ecs_core::component::Component;
 pub use ecs_core::hierarchy;
+pub use ecs_core::query::Allow;
 pub use ecs_core::query::{DynFilter, DynQuery};
 #[cfg(feature = "schedule")]
 pub use ecs_core::schedule::{errors, ChainSystems, RunError, RunErrorKind};
@@ -151,8 +152,9 @@ pub use ecs_core::snapshot::{MapEntities, SnapshotRegistry};
 pub use ecs_core::{observer, Event, ObserverId, On};
 pub use ecs_core::{
     Added, AnyOf, BatchSize, Changed, ChildOf, Children, CommandQueue, Commands,
-    ComponentDescriptor, ComponentId, EcsError, Entity, Events, Has, Immutable, Mut, Mutable, Or,
-    PropertyKind, PropertyValue, Ref, Res, ResMut, Resource, StorageKind, Tracked, With, Without,
+    ComponentDescriptor, ComponentId, Disabled, EcsError, Entity, Events, Has, Immutable, Mut,
+    Mutable, Or, PropertyKind, PropertyValue, Ref, Res, ResMut, Resource, StorageKind, Tracked,
+    With, Without,
 };
 #[cfg(feature = "schedule")]
 pub use ecs_core::{EventReader, EventWriter, IntoSystem, Local, System, SystemId, Target};
@@ -172,13 +174,14 @@ pub mod prelude {
     pub use crate::{ParamSet, Query, Schedule};
     #[cfg(feature = "schedule")]
     pub use ecs_core::observer::{Add, Despawn, Event, Insert, On, Remove, Replace};
+    pub use ecs_core::query::Allow;
     #[cfg(feature = "schedule")]
     pub use ecs_core::schedule::ChainSystems;
     pub use ecs_core::{
         Added, AnyOf, BatchSize, Changed, ChildOf, Children, CommandQueue, Commands,
-        ComponentDescriptor, ComponentId, EcsError, Entity, Events, Has, Immutable, Mut, Mutable,
-        Or, PropertyKind, PropertyValue, Ref, Res, ResMut, Resource, StorageKind, Tracked, With,
-        Without,
+        ComponentDescriptor, ComponentId, Disabled, EcsError, Entity, Events, Has, Immutable, Mut,
+        Mutable, Or, PropertyKind, PropertyValue, Ref, Res, ResMut, Resource, StorageKind, Tracked,
+        With, Without,
     };
     #[cfg(feature = "schedule")]
     pub use ecs_core::{EventReader, EventWriter, IntoSystem, Local, System, SystemId, Target};

@@ -45,6 +45,37 @@ pub(crate) trait RunFilter<S: Storage> {
 /// A typed filter's state as a [`RunFilter`].
 struct Typed<'a, F: QueryFilter>(&'a F::State);
 
+impl<R: RunFilter<S>, S: Storage> RunFilter<S> for &R {
+    #[inline]
+    fn driving(&self, out: &mut Vec<usize>) -> bool {
+        (**self).driving(out)
+    }
+    #[inline]
+    fn matches_entity<P: ChangeProbe>(&self, storage: &S, probe: &P, entity: Entity) -> bool {
+        (**self).matches_entity(storage, probe, entity)
+    }
+}
+
+/// A filter that also turns away the entities holding `hidden`, the query's implicit
+/// `Disabled` exclusion (see [`crate::disabled`]), which no typed filter checks.
+struct Hiding<R> {
+    filter: R,
+    hidden: Option<ComponentId>,
+}
+
+impl<R: RunFilter<S>, S: Storage> RunFilter<S> for Hiding<R> {
+    #[inline]
+    fn driving(&self, out: &mut Vec<usize>) -> bool {
+        self.filter.driving(out)
+    }
+    #[inline]
+    fn matches_entity<P: ChangeProbe>(&self, storage: &S, probe: &P, entity: Entity) -> bool {
+        self.hidden
+            .is_none_or(|hidden| !storage.contains(entity, hidden))
+            && self.filter.matches_entity(storage, probe, entity)
+    }
+}
+
 impl<F: QueryFilter, S: Storage> RunFilter<S> for Typed<'_, F> {
     #[inline]
     fn driving(&self, out: &mut Vec<usize>) -> bool {
@@ -189,6 +220,9 @@ impl ChangeRun {
     }
 
     /// Starts a run: moves every cursor to its log's end and prepares the iteration.
+    /// `hidden` names the component whose holders the query leaves out although its filter
+    /// does not say so (`Disabled`, see [`crate::disabled`]); asked only when the query
+    /// tracks changes.
     ///
     /// # Panics
     /// If a log is missing (the query state was not built against this world's registry).
@@ -196,22 +230,51 @@ impl ChangeRun {
     pub(crate) fn begin<F: QueryFilter, S: Storage>(
         &mut self,
         filter: &F::State,
+        hidden: impl FnOnce() -> Option<ComponentId>,
         world: WorldView<'_, S>,
     ) {
         // Most queries track no change: one test, inlined into every query start.
         if !self.slots.is_empty() {
-            self.begin_tracked(&Typed::<F>(filter), world);
+            self.begin_typed::<F, S>(filter, hidden(), world);
         }
     }
 
-    /// [`ChangeRun::begin`] for any [`RunFilter`] (a run-time query's).
+    /// [`ChangeRun::begin`] for a query with change cursors: the filter checks nothing more
+    /// per candidate unless the query leaves disabled entities out.
+    #[inline(always)]
+    fn begin_typed<F: QueryFilter, S: Storage>(
+        &mut self,
+        filter: &F::State,
+        hidden: Option<ComponentId>,
+        world: WorldView<'_, S>,
+    ) {
+        match hidden {
+            None => self.begin_tracked(&Typed::<F>(filter), world),
+            Some(_) => {
+                let filter = Hiding {
+                    filter: Typed::<F>(filter),
+                    hidden,
+                };
+                self.begin_tracked(&filter, world);
+            }
+        }
+    }
+
+    /// [`ChangeRun::begin`] for any [`RunFilter`] (a run-time query's); `hidden` as there:
+    /// the component whose holders the query leaves out although its filter does not say so
+    /// (`Disabled`, see [`crate::disabled`]).
     pub(crate) fn begin_with<R: RunFilter<S>, S: Storage>(
         &mut self,
         filter: &R,
+        hidden: Option<ComponentId>,
         world: WorldView<'_, S>,
     ) {
-        if !self.slots.is_empty() {
-            self.begin_tracked(filter, world);
+        if self.slots.is_empty() {
+            return;
+        }
+        match hidden {
+            None => self.begin_tracked(filter, world),
+            Some(_) => self.begin_tracked(&Hiding { filter, hidden }, world),
         }
     }
 

@@ -127,6 +127,10 @@ pub struct QueryPlan {
     /// registers nothing, for [`World::query_ref`](crate::World::query_ref), finds one): no
     /// entity can match.
     pub matches_nothing: bool,
+    /// The slot excluding [`Disabled`](crate::Disabled) that `finish` added because the
+    /// query does not name it (see [`crate::disabled`]); `None` when it names it, or when
+    /// nothing registered it yet.
+    pub hidden: Option<usize>,
 }
 
 /// Collects a query's slots and access while its parts are initialised.
@@ -307,10 +311,15 @@ impl<'c> QueryBuilder<'c> {
     ///
     /// # Errors
     /// [`EcsError::QueryConflict`] when a component was written and accessed again.
-    pub fn finish(self) -> Result<QueryPlan, EcsError> {
+    pub fn finish(mut self) -> Result<QueryPlan, EcsError> {
+        let hidden = self
+            .registry()
+            .disabled()
+            .and_then(|disabled| hide_disabled(&mut self.descriptor, disabled));
         match self.conflict {
             Some(err) => Err(err),
             None => Ok(QueryPlan {
+                hidden,
                 descriptor: self.descriptor,
                 access: self.access,
                 change_slots: self.change_slots,
@@ -319,6 +328,20 @@ impl<'c> QueryBuilder<'c> {
             }),
         }
     }
+}
+
+/// Adds the slot excluding [`Disabled`](crate::Disabled) (id `disabled`) to a query's
+/// `descriptor` unless a slot already names it, and returns its index.
+///
+/// The slot is not recorded in the query's access as a `without`: two systems are not
+/// judged disjoint on account of it, so a path that forgot to skip disabled entities could
+/// never make a parallel run unsound.
+pub(crate) fn hide_disabled(
+    descriptor: &mut QueryDescriptor,
+    disabled: ComponentId,
+) -> Option<usize> {
+    let named = descriptor.slots().iter().any(|s| s.component == disabled);
+    (!named).then(|| descriptor.push(disabled, SlotRole::Excluded))
 }
 
 #[cfg(test)]
@@ -382,7 +405,7 @@ mod tests {
 
     #[test]
     fn resolving_registers_nothing_and_stands_in_for_unknown_types() {
-        let mut c = Components::with_unstored();
+        let mut c = Components::with_unstored(crate::world::WorldId::TEST);
         let a = c.register::<A>();
         let len = c.len();
         let mut b = QueryBuilder::resolving(&c);
@@ -414,7 +437,7 @@ mod tests {
     #[test]
     #[should_panic(expected = "QueryBuilder::register")]
     fn a_resolving_builder_has_no_mutable_registry() {
-        let c = Components::with_unstored();
+        let c = Components::with_unstored(crate::world::WorldId::TEST);
         let mut b = QueryBuilder::resolving(&c);
         b.components();
     }

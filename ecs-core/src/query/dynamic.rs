@@ -49,7 +49,7 @@ use crate::error::EcsError;
 use crate::storage::{
     ColumnAccess, EntityPlace, QueryChunk, QueryDescriptor, SlotRole, SparseLookup, Storage,
 };
-use crate::world::{World, WorldId, WorldView};
+use crate::world::{StateKey, World, WorldView};
 
 /// One component a run-time query fetches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -440,8 +440,12 @@ impl<S: Storage> RunFilter<S> for Resolved {
 /// A [`DynQuery`] resolved against one world: slots, access, the backend's query cache and
 /// change cursors, kept across runs like a [`QueryState`](crate::QueryState).
 pub struct DynQueryState<S: Storage> {
-    world: WorldId,
+    /// The world's key when the state was resolved or last caught up (see `StateKey`).
+    key: StateKey,
     descriptor: QueryDescriptor,
+    /// The slot leaving out disabled entities, which no term or filter checks (see
+    /// [`crate::disabled`]).
+    hidden: Option<usize>,
     access: Access,
     terms: Vec<Term>,
     /// The query's filters, as one conjunction.
@@ -517,7 +521,8 @@ impl<S: Storage> World<S> {
         let plan = builder.finish()?;
         self.ensure_change_logs(plan.access.components());
         Ok(DynQueryState {
-            world: self.id(),
+            key: self.components().key(),
+            hidden: plan.hidden,
             descriptor: plan.descriptor,
             access: plan.access,
             terms,
@@ -672,15 +677,16 @@ impl<S: Storage> DynQueryState<S> {
         begin: bool,
         visit: &mut impl DynVisit<'w>,
     ) {
-        assert_eq!(
-            self.world,
-            world.id(),
-            "DynQueryState used with a world other than the one it was resolved against"
-        );
+        if self.key != world.key() {
+            self.catch_up(world);
+        }
         let storage = world.storage();
         storage.update_query_cache(&mut self.cache, &self.descriptor, world.components());
+        let hidden = self
+            .hidden
+            .map(|slot| self.descriptor.slots()[slot].component);
         if begin {
-            self.changes.begin_with(&self.filter, world);
+            self.changes.begin_with(&self.filter, hidden, world);
         }
         let this = &*self;
         // Per-term pointers and column bases, on the stack for up to `INLINE_TERMS` terms.
@@ -723,9 +729,15 @@ impl<S: Storage> DynQueryState<S> {
             }
             let columns = &*columns;
             let entities = chunk.entities();
+            let hidden = match this.hidden.map(|slot| columns[slot]) {
+                // Every row disabled.
+                Some(ColumnAccess::Dense(_)) => continue,
+                Some(ColumnAccess::Sparse(lookup)) if !lookup.holds_none() => Some(lookup),
+                _ => None,
+            };
             match this.filter.chunk(columns, &this.changes) {
                 Some(false) => continue,
-                Some(true) if this.dense_bases(columns, bases) => {
+                Some(true) if hidden.is_none() && this.dense_bases(columns, bases) => {
                     if !entities.is_empty() {
                         visit.chunk(entities, &this.terms, bases, ptrs);
                     }
@@ -734,7 +746,9 @@ impl<S: Storage> DynQueryState<S> {
                 _ => {}
             }
             for (row, &entity) in entities.iter().enumerate() {
-                if !this.filter.row(columns, &this.changes, entity) {
+                if hidden.is_some_and(|lookup| super::iter::holds_hidden(lookup, entity))
+                    || !this.filter.row(columns, &this.changes, entity)
+                {
                     continue;
                 }
                 let found = this.fill(ptrs, |term| {
@@ -745,6 +759,25 @@ impl<S: Storage> DynQueryState<S> {
                 }
             }
         }
+    }
+
+    /// Checks that `world` is the state's and catches up with its registry: once
+    /// `Disabled` is registered, a state resolved before leaves disabled entities out too.
+    ///
+    /// # Panics
+    /// If `world` is not the world this state was resolved against.
+    #[cold]
+    fn catch_up(&mut self, world: WorldView<'_, S>) {
+        assert_eq!(
+            self.key.world(),
+            world.id(),
+            "DynQueryState used with a world other than the one it was resolved against"
+        );
+        if let (None, Some(disabled)) = (self.hidden, world.components().disabled()) {
+            self.hidden = super::access::hide_disabled(&mut self.descriptor, disabled);
+            self.cache = S::QueryCache::default();
+        }
+        self.key = world.key();
     }
 
     /// Fills one column base per term when every term's column is dense (or absent, for

@@ -86,6 +86,38 @@ pub struct With<T>(PhantomData<fn() -> T>);
 /// Only entities that have no `T`.
 pub struct Without<T>(PhantomData<fn() -> T>);
 
+/// Every entity, whether or not it has a `T` (which is not fetched): the filter that names
+/// `T` without constraining anything. `Allow<Disabled>` is how a query includes disabled
+/// entities (see [`crate::disabled`]).
+pub struct Allow<T>(PhantomData<fn() -> T>);
+
+// SAFETY: an optional slot that no fetch reads; accepts every row and every entity, never
+// drives.
+unsafe impl<T: Component> QueryFilter for Allow<T> {
+    type State = ();
+    type Fetch<'w, S: Storage + 'w> = ();
+
+    fn init(builder: &mut QueryBuilder<'_>) {
+        let id = builder.register::<T>();
+        builder.slot(id, SlotRole::Optional);
+    }
+
+    #[inline]
+    unsafe fn fetch_chunk<'w, S: Storage + 'w>(_: &(), _: &S::Chunk<'w>, _: FetchContext<'w, S>) {}
+
+    #[inline(always)]
+    fn filter_row<'w, S: Storage + 'w>(_: &(), _: Entity) -> bool {
+        true
+    }
+
+    #[inline]
+    fn matches_entity<S: Storage, P: ChangeProbe>(_: &(), _: &S, _: &P, _: Entity) -> bool {
+        true
+    }
+
+    fn conditions(_: &(), _: &mut Vec<DynFilter>) {}
+}
+
 /// State of a filter on one component's presence.
 #[doc(hidden)]
 pub struct PresenceState {

@@ -37,7 +37,7 @@ pub use any_of::{AnyOf, AnyOfPart};
 pub use change_filter::{Added, Changed, Or};
 pub use dynamic::{DynFilter, DynItem, DynItemMut, DynQuery, DynQueryState, DynTerm};
 pub use fetch::{ColumnFetch, QueryData, ReadOnlyQueryData};
-pub use filter::{QueryFilter, With, Without};
+pub use filter::{Allow, QueryFilter, With, Without};
 pub use has::Has;
 pub use iter::QueryIter;
 pub use par::BatchSize;

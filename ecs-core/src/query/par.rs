@@ -86,6 +86,7 @@ impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> QueryIter<'w, Q, F, S> {
                 BatchSize::Auto => auto_chunks(chunks, &f),
                 _ => run(&ChunkRows::new(chunks, None), batch, &f),
             },
+            Inner::Hiding(hiding) => run(&ChunkRows::from_pieces((*hiding).into_runs()), batch, &f),
             Inner::Entities(entities) => {
                 let rows = EntityRows::<Q, S> {
                     entities: entities.entities.as_slice(),
@@ -216,6 +217,11 @@ impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> ChunkRows<'w, Q, F, S> {
         while let Some(chunk) = chunks.chunks.next() {
             pieces.push(chunks.open(chunk));
         }
+        Self::from_pieces(pieces)
+    }
+
+    /// The rows of `pieces` (chunk windows), in order.
+    fn from_pieces(mut pieces: Vec<Current<'w, Q, F, S>>) -> Self {
         pieces.retain(|p| p.row < p.end);
         let mut offsets = Vec::with_capacity(pieces.len() + 1);
         let mut total = 0;

@@ -8,7 +8,7 @@ use crate::change::ChangeRun;
 use crate::entity::Entity;
 use crate::error::EcsError;
 use crate::storage::{QueryDescriptor, Storage};
-use crate::world::{World, WorldId, WorldView};
+use crate::world::{StateKey, World, WorldId, WorldView};
 
 /// A query resolved against one world: its descriptor, access, the backend's cache and the
 /// cursors of its change filters.
@@ -20,7 +20,12 @@ use crate::world::{World, WorldId, WorldView};
 /// Each call to `iter`, `iter_mut` or `iter_unchecked` is one *run*: it moves the change
 /// cursors (see [`crate::change`]).
 pub struct QueryState<Q: QueryData, F: QueryFilter, S: Storage> {
-    world: WorldId,
+    /// The world's key when the state was built or last caught up (see [`StateKey`]), with
+    /// the `checks` bit set when a look-up checks anything before it fetches
+    /// (`check_alive`, or a hidden slot): one comparison with the world's key then says
+    /// "right world, up to date, nothing to check", the look-up's only test on its fast
+    /// path.
+    key: StateKey,
     pub(super) descriptor: QueryDescriptor,
     access: Access,
     pub(super) data: Q::State,
@@ -30,6 +35,11 @@ pub struct QueryState<Q: QueryData, F: QueryFilter, S: Storage> {
     /// Whether `get` must ask the allocator if the entity is live: only when no `Required`
     /// slot would reject a stale handle by itself (storages compare whole handles).
     check_alive: bool,
+    /// The slot excluding [`Disabled`](crate::Disabled) that no part of the query checks
+    /// (see [`crate::disabled`]): storages answer it per chunk, look-ups ask for it;
+    /// [`NOT_HIDING`] when there is none (a `u32`, so it fits beside the flags below and
+    /// the state is no larger than before disabling existed).
+    hidden_slot: u32,
 }
 
 impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
@@ -47,7 +57,12 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
         world.sync_reactions();
         let plan = plan?;
         world.ensure_change_logs(plan.access.components());
-        Ok(Self::from_plan(world.id(), plan, data, filter))
+        Ok(Self::from_plan(
+            world.components().key(),
+            plan,
+            data,
+            filter,
+        ))
     }
 
     /// Resolves a read-only `Q` and `F` against `world` without registering anything (for
@@ -72,14 +87,20 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
         if plan.matches_nothing {
             return None;
         }
-        Some(Self::from_plan(world.id(), plan, data, filter))
+        Some(Self::from_plan(
+            world.components().key(),
+            plan,
+            data,
+            filter,
+        ))
     }
 
-    fn from_plan(world: WorldId, plan: QueryPlan, data: Q::State, filter: F::State) -> Self {
+    fn from_plan(key: StateKey, plan: QueryPlan, data: Q::State, filter: F::State) -> Self {
         let check_alive = plan.descriptor.required().next().is_none();
         QueryState {
-            world,
+            key: key.with_checks(check_alive || plan.hidden.is_some()),
             check_alive,
+            hidden_slot: slot_number(plan.hidden),
             descriptor: plan.descriptor,
             access: plan.access,
             data,
@@ -158,11 +179,50 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
     /// If `world` is not the world this state was created for.
     #[inline]
     pub(crate) fn begin_run(&mut self, world: WorldView<'_, S>) {
-        self.check_world(world.id());
+        self.catch_up(world);
         world
             .storage()
             .update_query_cache(&mut self.cache, &self.descriptor, world.components());
-        self.changes.begin::<F, S>(&self.filter, world);
+        let (descriptor, slot) = (&self.descriptor, self.hidden_slot);
+        let hidden = || (slot != NOT_HIDING).then(|| descriptor.slots()[slot as usize].component);
+        self.changes.begin::<F, S>(&self.filter, hidden, world);
+    }
+
+    /// The slot the query leaves out without naming it (`Disabled`), if any.
+    #[inline]
+    pub(super) fn hidden(&self) -> Option<usize> {
+        (self.hidden_slot != NOT_HIDING).then_some(self.hidden_slot as usize)
+    }
+
+    /// Checks that `world` is the state's, and brings the state up to date with its
+    /// registry (one comparison when it is).
+    ///
+    /// # Panics
+    /// If `world` is not the world this state was created for.
+    #[inline(always)]
+    fn catch_up(&mut self, world: WorldView<'_, S>) {
+        if self.key.registry() != world.key() {
+            self.catch_up_slow(world);
+        }
+    }
+
+    /// [`QueryState::catch_up`] for a key that differs: another world (a panic), or
+    /// `Disabled` registered since the state was built, which adds the slot leaving
+    /// disabled entities out (and forgets the backend's cache, whose entries have one slot
+    /// fewer).
+    #[cold]
+    #[inline(never)]
+    fn catch_up_slow(&mut self, world: WorldView<'_, S>) {
+        self.check_world(world.id());
+        if let (None, Some(disabled)) = (self.hidden(), world.components().disabled()) {
+            let hidden = super::access::hide_disabled(&mut self.descriptor, disabled);
+            self.hidden_slot = slot_number(hidden);
+            if hidden.is_some() {
+                self.cache = S::QueryCache::default();
+            }
+        }
+        let checks = self.check_alive || self.hidden().is_some();
+        self.key = world.key().with_checks(checks);
     }
 
     /// Brings the backend's cache up to date for `world`, without starting a run (the
@@ -172,7 +232,7 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
     /// If `world` is not the world this state was created for.
     #[inline]
     pub(crate) fn update_cache(&mut self, world: WorldView<'_, S>) {
-        self.check_world(world.id());
+        self.catch_up(world);
         world
             .storage()
             .update_query_cache(&mut self.cache, &self.descriptor, world.components());
@@ -193,6 +253,10 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
             // SAFETY: forwarded contract.
             return unsafe { self.iter_traced(world) };
         }
+        if self.hidden_slot != NOT_HIDING {
+            // SAFETY: forwarded contract.
+            return unsafe { self.iter_hiding(world) };
+        }
         let ctx = FetchContext::new(world, &self.changes);
         match self.changes.candidates() {
             Some(candidates) => QueryIter::entities(candidates, &self.data, ctx),
@@ -205,6 +269,32 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
                     world.entities().alive(),
                 ),
                 ctx,
+                None,
+            ),
+        }
+    }
+
+    /// [`QueryState::iter_prepared`] for a state leaving disabled entities out: out of
+    /// line, so a query that hides nothing builds its iterator as before.
+    ///
+    /// # Safety
+    /// As for [`QueryState::iter_prepared`].
+    #[inline(never)]
+    unsafe fn iter_hiding<'w>(&'w self, world: WorldView<'w, S>) -> QueryIter<'w, Q, F, S> {
+        let ctx = FetchContext::new(world, &self.changes);
+        match self.changes.candidates() {
+            // Candidates holding `Disabled` were turned away when the run began.
+            Some(candidates) => QueryIter::entities(candidates, &self.data, ctx),
+            None => QueryIter::chunks(
+                &self.data,
+                &self.filter,
+                world.storage().query_chunks(
+                    &self.cache,
+                    &self.descriptor,
+                    world.entities().alive(),
+                ),
+                ctx,
+                self.hidden(),
             ),
         }
     }
@@ -228,6 +318,7 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
                     world.entities().alive(),
                 ),
                 ctx,
+                self.hidden(),
             ),
         };
         iter.tally = crate::trace::world_tally::tally(
@@ -339,11 +430,26 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
     /// As for [`QueryState::get_unchecked`].
     #[inline]
     unsafe fn look_up<'w>(&'w self, view: WorldView<'w, S>, entity: Entity) -> Option<Q::Item<'w>> {
-        self.check_world(view.id());
-        // No allocator look-up when a required slot rejects stale handles anyway: on a
-        // shuffled `get` it is one more cache miss per call.
-        if self.check_alive && !view.entities().contains(entity) {
-            return None;
+        // One test when the state is up to date and checks nothing: the same test that
+        // checks the state is used with its own world (a required slot rejects stale
+        // handles by itself, and no disabled entity can exist or the query names them).
+        if self.key != view.key() {
+            let stale = self.key.registry() != view.key();
+            if stale {
+                self.check_world(view.id());
+            }
+            if self.check_alive && !view.entities().contains(entity) {
+                return None;
+            }
+            // The hidden slot always names `Disabled`; a state built before it was
+            // registered has no slot yet, cannot add one through `&self`, and asks too (its
+            // next run catches up).
+            if self.hidden_slot != NOT_HIDING || stale {
+                let disabled = view.components().disabled();
+                if disabled.is_some_and(|d| view.storage().contains(entity, d)) {
+                    return None;
+                }
+            }
         }
         let place = view.storage().place(entity)?;
         let probe = self.changes.probe(view.changes());
@@ -511,7 +617,7 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
         Q: ReadOnlyQueryData,
     {
         let view = world.view();
-        self.check_world(view.id());
+        self.catch_up(view);
         view.storage()
             .update_query_cache(&mut self.cache, &self.descriptor, world.components());
         // SAFETY: the query only reads, and `&World` only hands out shared borrows.
@@ -539,7 +645,7 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
     /// ```
     pub fn view_mut<'w>(&'w mut self, world: &'w mut World<S>) -> QueryView<'w, Q, F, S> {
         let view = world.view();
-        self.check_world(view.id());
+        self.catch_up(view);
         view.storage()
             .update_query_cache(&mut self.cache, &self.descriptor, world.components());
         // SAFETY: `&mut World` excludes every other access for `'w`.
@@ -600,10 +706,21 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
 
     fn check_world(&self, id: WorldId) {
         assert_eq!(
-            self.world, id,
+            self.key.world(),
+            id,
             "QueryState used with a world other than the one it was created for"
         );
     }
+}
+
+/// The `hidden_slot` of a query state that hides nothing.
+const NOT_HIDING: u32 = u32::MAX;
+
+/// A hidden slot's index as a query state's `hidden_slot` keeps it.
+fn slot_number(slot: Option<usize>) -> u32 {
+    slot.map_or(NOT_HIDING, |slot| {
+        u32::try_from(slot).expect("a query has fewer than 2^32 - 1 slots")
+    })
 }
 
 /// The only item of `items` (a query run of `Q` filtered by `F`), or

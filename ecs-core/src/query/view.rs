@@ -14,7 +14,7 @@
 
 use super::{FetchContext, QueryData, QueryFilter, QueryState, ReadOnlyQueryData};
 use crate::entity::Entity;
-use crate::storage::{ChunkKey, ChunkRow, Storage};
+use crate::storage::{ChunkKey, ChunkRow, ColumnAccess, QueryChunk, SparseLookup, Storage};
 use crate::world::WorldView;
 
 /// Random access to a query's items for one borrow of the world: made by
@@ -25,8 +25,9 @@ use crate::world::WorldView;
 /// # Invariant
 /// When `S::KEYS_CHUNKS` is true: `fetches[k]` is `Some` exactly for the keys of the chunks
 /// `query_chunks` yields for the state's descriptor in `world` (whose cache was brought up
-/// to date first), holding that chunk's fetch, and `keyed` is whether every chunk had a key.
-/// When it is false the chunks are not walked at all: `fetches` is empty and `keyed` false,
+/// to date first), holding that chunk's fetch, except chunks whose every row holds the
+/// state's hidden component (`Disabled`, see [`crate::disabled`]); `keyed` is whether every
+/// chunk had a key and none held the hidden component in only some rows. When it is false the chunks are not walked at all: `fetches` is empty and `keyed` false,
 /// and every `get` goes through the state's look-up. The world is borrowed (shared or
 /// exclusive, as `new`'s contract allows) for `'w`, so the chunks stay valid.
 pub struct QueryView<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> {
@@ -65,6 +66,16 @@ impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> QueryView<'w, Q, F, S> {
                 keyed = false;
                 continue;
             };
+            if let Some(slot) = state.hidden() {
+                match chunk.column(slot) {
+                    ColumnAccess::Absent => {}
+                    ColumnAccess::Sparse(lookup) if lookup.holds_none() => {}
+                    // Every row disabled: no fetch, so no item for them.
+                    ColumnAccess::Dense(_) => continue,
+                    // Some rows disabled: the state's look-up tells them apart.
+                    ColumnAccess::Sparse(_) => keyed = false,
+                }
+            }
             if fetches.len() <= key {
                 fetches.resize_with(key + 1, || None);
             }
@@ -205,7 +216,8 @@ impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> QueryView<'w, Q, F, S> {
         let ChunkRow { key, row } = self.world.storage().entity_row(entity)?;
         let (key, row) = (key.index(), row as usize);
         // No fetch for the key: every chunk has a key and none is the entity's, so it does
-        // not match the descriptor (the `Storage` contract on `entity_row`).
+        // not match the descriptor (the `Storage` contract on `entity_row`), or its chunk's
+        // rows are all disabled.
         let mut fetch = self.fetches.get(key)?.as_ref()?.clone();
         if !self.filter_passes(entity) {
             return None;

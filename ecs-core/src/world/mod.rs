@@ -47,6 +47,62 @@ use crate::storage::Storage;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct WorldId(u64);
 
+impl WorldId {
+    /// An id no world gets (ids count up from 0), for registries built without a world.
+    #[cfg(test)]
+    pub(crate) const TEST: WorldId = WorldId(u64::MAX >> 2);
+}
+
+/// What a query state records of the world it was built against: the world's id, and
+/// whether [`Disabled`](crate::Disabled) was registered (from then on a state must leave
+/// disabled entities out). Kept in the registry, so one comparison per run or look-up tells
+/// a state it is in the right world *and* up to date: a state built before the first
+/// registration differs only in that bit, and brings itself up to date (see
+/// [`crate::disabled`]). A state may also set the `checks` bit, which no registry's key
+/// has, so that its look-ups take their checking path on the same one comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct StateKey(u64);
+
+impl StateKey {
+    /// Set once `Disabled` is registered.
+    const HIDING: u64 = 1;
+    /// Set only in a query state's copy: its look-ups check something before fetching.
+    const CHECKS: u64 = 2;
+
+    /// The key of `world` with nothing disabled yet.
+    pub(crate) fn new(world: WorldId) -> StateKey {
+        StateKey(world.0 << 2)
+    }
+
+    /// This key once `Disabled` is registered.
+    pub(crate) fn hiding(self) -> StateKey {
+        StateKey(self.0 | Self::HIDING)
+    }
+
+    /// This key with the `checks` bit set as `checks` says.
+    pub(crate) fn with_checks(self, checks: bool) -> StateKey {
+        StateKey(self.0 & !Self::CHECKS | if checks { Self::CHECKS } else { 0 })
+    }
+
+    /// This key without the `checks` bit: the registry's key it was made from.
+    #[inline(always)]
+    pub(crate) fn registry(self) -> StateKey {
+        StateKey(self.0 & !Self::CHECKS)
+    }
+
+    /// The world's id.
+    #[inline(always)]
+    pub(crate) fn world(self) -> WorldId {
+        WorldId(self.0 >> 2)
+    }
+}
+
+impl Default for StateKey {
+    fn default() -> Self {
+        StateKey::new(WorldId(0))
+    }
+}
+
 /// Entities and their components, kept in storage backend `S`.
 ///
 /// # Invariants
@@ -122,10 +178,11 @@ impl<S: Storage> World<S> {
     /// ```
     pub fn new() -> World<S> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
+        let id = WorldId(NEXT.fetch_add(1, Ordering::Relaxed));
         World {
-            id: WorldId(NEXT.fetch_add(1, Ordering::Relaxed)),
+            id,
             entities: Entities::new(),
-            components: Components::with_unstored(),
+            components: Components::with_unstored(id),
             bundles: Bundles::default(),
             storage: S::default(),
             queries: QueryStates::default(),
@@ -917,7 +974,6 @@ impl<S: Storage> World<S> {
         let state = self.queries.states[index].downcast_mut::<QueryState<Q, F, S>>();
         let state = state.expect("query cache holds the state under its own type");
         let world = WorldView {
-            id: self.id,
             entities: &self.entities,
             components: &self.components,
             storage: &self.storage,
@@ -1088,7 +1144,6 @@ impl<S: Storage> fmt::Debug for World<S> {
 /// The parts of a world a running query borrows (shared), so that a query can run while
 /// the world's query cache is borrowed mutably.
 pub struct WorldView<'w, S: Storage> {
-    id: WorldId,
     entities: &'w Entities,
     components: &'w Components,
     storage: &'w S,
@@ -1106,7 +1161,13 @@ impl<'w, S: Storage> WorldView<'w, S> {
     /// The world's id.
     #[inline]
     pub fn id(&self) -> WorldId {
-        self.id
+        self.components.key().world()
+    }
+    /// What a query state built now would record (see [`StateKey`]): read from the
+    /// registry, so a view stays four pointers.
+    #[inline(always)]
+    pub(crate) fn key(&self) -> StateKey {
+        self.components.key()
     }
     /// The entity allocator.
     #[inline]
@@ -1142,7 +1203,6 @@ impl<S: Storage> World<S> {
     /// ```
     pub fn view(&self) -> WorldView<'_, S> {
         WorldView {
-            id: self.id,
             entities: &self.entities,
             components: &self.components,
             storage: &self.storage,
