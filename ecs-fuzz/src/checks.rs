@@ -274,11 +274,14 @@ impl Runner {
             Some(r) => Probe::Reader(&self.model.readers[r]),
             None => Probe::AllPass,
         };
+        let hidden = &self.model.hidden;
         let matching: Vec<Entity> = self
             .model
             .rows
             .iter()
-            .filter(|(e, row)| Q::matches(row) && F::matches(row, **e, probe))
+            .filter(|(e, row)| {
+                Q::matches(row) && F::matches(row, **e, probe) && !hidden.contains(*e)
+            })
             .map(|(e, _)| *e)
             .collect();
         if !write {
@@ -303,7 +306,9 @@ impl Runner {
             None => Probe::AllPass,
         };
         let row = self.model.rows.get(&entity)?;
-        if !(Q::matches(row) && F::matches(row, entity, probe)) {
+        if !(Q::matches(row) && F::matches(row, entity, probe))
+            || self.model.hidden.contains(&entity)
+        {
             return None;
         }
         Some(self.model_record::<Q>(entity))

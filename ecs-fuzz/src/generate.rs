@@ -44,9 +44,9 @@ pub fn generate(seed: u64, len: usize) -> Vec<Op> {
     (0..len).map(|_| op(&mut rng)).collect()
 }
 
-/// One operation, by weight (out of 1,040).
+/// One operation, by weight (out of 1,060).
 fn op(rng: &mut Rng) -> Op {
-    match rng.below(1_040) {
+    match rng.below(1_060) {
         0..=139 => Op::Spawn {
             bundle: rng.byte(),
             seed: rng.value(),
@@ -114,9 +114,14 @@ fn op(rng: &mut Rng) -> Op {
             parent: rng.short(),
             how: rng.byte(),
         },
-        _ => Op::TamperLinks {
+        1_030..=1_039 => Op::TamperLinks {
             target: rng.short(),
             how: rng.byte(),
+        },
+        _ => Op::Hidden {
+            targets: [rng.short(), rng.short()],
+            shape: rng.short(),
+            style: rng.byte(),
         },
     }
 }

@@ -112,6 +112,9 @@ pub struct Model {
     pub readers: Vec<Reader>,
     /// Parent links between live entities.
     pub links: Links,
+    /// Entities disabled for the query being answered ([`crate::op::Op::Hidden`]): the
+    /// model's query answers leave them out.
+    pub hidden: Vec<Entity>,
 }
 
 impl Model {

@@ -148,6 +148,18 @@ pub enum Op {
         /// Which link operation.
         how: u8,
     },
+    /// Disables two entities (`World::disable`; stale and reserved handles too), runs query
+    /// shape `shape` as [`Op::Query`] does (`style` below 16) or as [`Op::QueryGet`] does on
+    /// the first of them (16 and up), then enables them again: every query path must leave
+    /// disabled entities out, on every backend, in the middle of any churn.
+    Hidden {
+        /// Handle indices of the entities disabled.
+        targets: [u16; 2],
+        /// Index into the shape list.
+        shape: u16,
+        /// Iteration style (`Op::Query`'s below 16, a look-up from 16).
+        style: u8,
+    },
     /// A run-time attempt to write `target`'s link components (a run-time query writing
     /// them, `remove_by_id`, `insert_by_id` of a copied link), which every backend must
     /// refuse the same way, leaving the links as they were.
@@ -270,6 +282,15 @@ impl Op {
                 shape: small16(shape, SHAPES),
                 target,
                 style: style % 2,
+            },
+            Op::Hidden {
+                targets,
+                shape,
+                style,
+            } => Op::Hidden {
+                targets,
+                shape: small16(shape, SHAPES),
+                style: if style < 16 { style } else { 16 + style % 2 },
             },
             Op::Purge { component } => Op::Purge {
                 component: small(component, POOL),

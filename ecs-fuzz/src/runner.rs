@@ -265,6 +265,11 @@ impl Runner {
                 target,
                 style,
             } => self.query_get(shape, target, style),
+            Op::Hidden {
+                targets,
+                shape,
+                style,
+            } => self.hidden(targets, shape, style),
             Op::Purge { component } => self.purge(component),
             Op::Clear => self.clear(),
             Op::Group { group } => self.group(group),
@@ -397,6 +402,42 @@ impl Runner {
             });
             self.agree("insert", &want, got)
         })
+    }
+
+    /// [`Op::Hidden`]: disable, query, enable; the model leaves the disabled entities out
+    /// of its answers meanwhile.
+    fn hidden(&mut self, targets: [u16; 2], shape: u16, style: u8) -> Result<(), Failure> {
+        let entities = targets.map(|t| self.target(t));
+        self.model.flush();
+        let want: Vec<bool> = entities
+            .iter()
+            .map(|e| self.model.rows.contains_key(e))
+            .collect();
+        let got = on_lanes!(self.lanes, self.current, lane => {
+            entities
+                .iter()
+                .map(|&e| lane.world.disable(e).is_ok() && lane.world.is_disabled(e))
+                .collect::<Vec<bool>>()
+        });
+        self.agree("disable", &want, got)?;
+        self.model.hidden = entities
+            .into_iter()
+            .filter(|e| self.model.rows.contains_key(e))
+            .collect();
+        let run = if style < 16 {
+            self.query(shape, style)
+        } else {
+            self.query_get(shape, targets[0], style - 16)
+        };
+        self.model.hidden.clear();
+        run?;
+        let got = on_lanes!(self.lanes, self.current, lane => {
+            entities
+                .iter()
+                .map(|&e| lane.world.enable(e).is_ok() && !lane.world.is_disabled(e))
+                .collect::<Vec<bool>>()
+        });
+        self.agree("enable", &want, got)
     }
 
     fn remove(&mut self, target: u16, component: u8) -> Result<(), Failure> {

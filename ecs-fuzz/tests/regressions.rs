@@ -1637,3 +1637,54 @@ fn trace_change_marks_follow_the_runs_begun_before_them() {
         },
     ]);
 }
+
+/// Traces: a query state built before the first `disable` began leaving disabled entities
+/// out, but the trace's replay queried a run-time stand-in for `Disabled` that hides
+/// nothing, and found the disabled entity (change-filtered shapes; "the run's trace replays
+/// unfaithfully", seeds 0x2fb5bcb53a218f18 and 0x7df3684678b95050). Fixed with entity
+/// disabling: a trace names the marker `ecs::Disabled`, and a replay registers the real one.
+#[test]
+fn trace_replay_leaves_disabled_entities_out() {
+    // (shape, first style, bundle, seed, targets, hidden style), as the fuzzer shrank them.
+    let cases = [
+        (56, 6, 12, 2052684010, [63187, 24004], 6),
+        (80, 9, 11, 62, [48346, 52245], 12),
+        (82, 8, 15, 6, [1258, 19283], 15),
+    ];
+    for (shape, first, bundle, seed, targets, style) in cases {
+        let ops = vec![
+            Op::Query {
+                shape,
+                style: first,
+            },
+            Op::Spawn { bundle, seed },
+            Op::Hidden {
+                targets,
+                shape,
+                style,
+            },
+        ];
+        if let Err(mismatch) = ecs_fuzz::run_with(&ops, ecs_fuzz::Config { wide: true }) {
+            panic!("shape {shape}: {mismatch}");
+        }
+    }
+}
+
+/// Traces: replaying a disable failed, as the by-id insert a replay uses refused the typed
+/// `Disabled` ("not plain data", seed 0x602734d07801ab3f). Fixed with entity disabling: the
+/// zero-sized marker counts as plain data.
+#[test]
+fn trace_replay_disables_through_the_by_id_api() {
+    assert_agrees(vec![
+        Op::SpawnBatch {
+            bundle: 11,
+            count: 3,
+            seed: 38,
+        },
+        Op::Hidden {
+            targets: [4623, 46261],
+            shape: 59,
+            style: 17,
+        },
+    ]);
+}

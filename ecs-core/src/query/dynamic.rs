@@ -654,7 +654,15 @@ impl<S: Storage> DynQueryState<S> {
             &self.descriptor,
             &self.access,
             &self.changes,
-            || self.conditions.clone(),
+            || {
+                let mut conditions = self.conditions.clone();
+                // The exclusion no term or filter states (see `QueryState`'s traced run).
+                if let Some(slot) = self.hidden {
+                    let disabled = self.descriptor.slots()[slot].component;
+                    conditions.push(DynFilter::Without(disabled));
+                }
+                conditions
+            },
         );
         let mut counted = Counted {
             inner: visit,
@@ -776,6 +784,9 @@ impl<S: Storage> DynQueryState<S> {
         if let (None, Some(disabled)) = (self.hidden, world.components().disabled()) {
             self.hidden = super::access::hide_disabled(&mut self.descriptor, disabled);
             self.cache = S::QueryCache::default();
+            if S::TRACED {
+                crate::trace::world_tally::reshape(world, &self.changes);
+            }
         }
         self.key = world.key();
     }

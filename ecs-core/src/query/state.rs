@@ -219,6 +219,9 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
             self.hidden_slot = slot_number(hidden);
             if hidden.is_some() {
                 self.cache = S::QueryCache::default();
+                if S::TRACED {
+                    crate::trace::world_tally::reshape(world, &self.changes);
+                }
             }
         }
         let checks = self.check_alive || self.hidden().is_some();
@@ -330,6 +333,12 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
                 let mut conditions = Vec::new();
                 Q::conditions(&self.data, &mut conditions);
                 F::conditions(&self.filter, &mut conditions);
+                // The exclusion no part of the query states: a replay, whose `Disabled` is
+                // a run-time component, must leave the same entities out.
+                if let Some(slot) = self.hidden() {
+                    let disabled = self.descriptor.slots()[slot].component;
+                    conditions.push(crate::query::DynFilter::Without(disabled));
+                }
                 conditions
             },
         );

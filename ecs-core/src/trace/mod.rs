@@ -58,9 +58,13 @@ mod replay;
 mod traced;
 mod world;
 
+/// The name a trace gives [`Disabled`](crate::Disabled): the short names of Rust types
+/// have no `::`, so no other component takes it.
+pub const DISABLED_NAME: &str = "ecs::Disabled";
+
 /// The query-run counter queries hold while a trace is recorded.
 pub(crate) mod world_tally {
-    pub(crate) use super::world::{record_changes, tally, trace_query_get, Tally};
+    pub(crate) use super::world::{record_changes, reshape, tally, trace_query_get, Tally};
 }
 
 pub use capture::{capture, frame};

@@ -354,8 +354,14 @@ impl State {
         }
         let info = components.info(id);
         let index = self.components.len() as u32;
+        // The disabling marker under a name no short type name can take, so that a
+        // replay registers the real marker (see `Replay::new`).
+        let name = match components.disabled() == Some(id) {
+            true => crate::trace::DISABLED_NAME.to_owned(),
+            false => components.short_name(id),
+        };
         self.components.push(TraceComponent {
-            name: components.short_name(id),
+            name,
             size: info.layout().size() as u32,
             align: info.layout().align() as u32,
             storage: info.storage(),
@@ -435,6 +441,14 @@ impl State {
     /// Makes the memo `memo` remember its state's shape index.
     pub(crate) fn set_memo_shape(&mut self, memo: usize, shape: u32) {
         self.memos[memo].shape = Some(shape);
+    }
+
+    /// Makes the memo `memo` forget its state's shape and look-up slots (the state's
+    /// descriptor changed: it began leaving disabled entities out); its number stays, so a
+    /// replay keeps one state, with one change window, for it.
+    pub(crate) fn forget_memo_shape(&mut self, memo: usize) {
+        self.memos[memo].shape = None;
+        self.memos[memo].gets = None;
     }
 
     /// The number of the query state with memo `memo` in this recording, given now if it

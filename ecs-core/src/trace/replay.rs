@@ -88,7 +88,9 @@ impl<'t, S: Storage> Replay<'t, S> {
     }
 
     /// A fresh world with the trace's components registered as run-time components of the
-    /// recorded layouts, component `i` stored as `kinds[i]` says.
+    /// recorded layouts, component `i` stored as `kinds[i]` says; the one exception is
+    /// [`Disabled`](crate::Disabled), registered as itself (its kind is its own), so that
+    /// disabled entities stay out of the replay's queries.
     ///
     /// # Errors
     /// `kinds` of another length than the trace's components.
@@ -103,6 +105,12 @@ impl<'t, S: Storage> Replay<'t, S> {
         let mut world = World::<S>::new();
         let mut ids = Vec::with_capacity(trace.components().len());
         for (c, &kind) in trace.components().iter().zip(kinds) {
+            if c.name == super::DISABLED_NAME && c.size == 0 {
+                // The real marker, so that the replay's queries leave disabled entities
+                // out as the program's did (a run-time stand-in would hide nothing).
+                ids.push(world.register_component::<crate::Disabled>());
+                continue;
+            }
             let layout = Layout::from_size_align(c.size as usize, c.align as usize)
                 .map_err(|e| format!("component {}: {e}", c.name))?;
             let descriptor = ComponentDescriptor {

@@ -356,6 +356,19 @@ pub(crate) fn tally<'w, S: Storage>(
     tally.map(|t| unsafe { &*t })
 }
 
+/// Tells the recording of `world`, if any, that the query state whose change run is `run`
+/// changed its descriptor (it added the slot leaving disabled entities out): its next run
+/// records its shape again.
+#[inline(never)]
+pub(crate) fn reshape<S: Storage>(world: WorldView<'_, S>, run: &ChangeRun) {
+    if let Some(recorder) = world.storage().recorder() {
+        recorder.with(|state| {
+            let memo = state.memo(run.trace_memo());
+            state.forget_memo_shape(memo);
+        });
+    }
+}
+
 /// Records the entities the program marked changed since the last look (see
 /// [`Op::Changed`]), when `world` records: at the start of each run of a query with change
 /// filters, whose window they belong to.

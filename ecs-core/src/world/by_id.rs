@@ -322,7 +322,10 @@ impl<S: Storage> World<S> {
             .components
             .get(id)
             .ok_or(EcsError::UnknownComponent(id))?;
-        if info.type_id().is_some() || info.drop_fn().is_some() {
+        // `Disabled` counts as plain data: zero-sized, nothing to drop, no value it could
+        // hold wrongly (a trace replay disables entities through this API).
+        let typed = info.type_id().is_some() && self.components.disabled() != Some(id);
+        if typed || info.drop_fn().is_some() {
             return Err(EcsError::NotPlainData(info.name().to_owned()));
         }
         Ok(info)
