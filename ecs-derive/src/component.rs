@@ -14,6 +14,7 @@ pub(crate) fn derive(input: &DeriveInput, root: Root) -> syn::Result<TokenStream
     let attrs = ComponentAttrs::parse(&input.attrs)?;
     let root = root_path(attrs.krate.as_ref(), root);
     let name = &input.ident;
+    refuse_self_requirement(name, &attrs.requires)?;
     let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
     let where_clause = where_clause(&input.generics, []);
     let storage = attrs.storage.map(|storage| {
@@ -176,6 +177,25 @@ fn packed_repr(input: &DeriveInput) -> Option<&syn::Attribute> {
         });
         packed
     })
+}
+
+/// A type that requires itself (`requires(Self)` or its own name) is the one requirement
+/// cycle the derive can see: refused here, at the path, rather than when the type is first
+/// registered. (Longer cycles span several types' derives; registration reports them.)
+fn refuse_self_requirement(
+    name: &syn::Ident,
+    requires: &[(syn::Path, Option<syn::Expr>)],
+) -> syn::Result<()> {
+    for (path, _) in requires {
+        let is_self = path.is_ident("Self") || path.is_ident(name);
+        if is_self {
+            return Err(syn::Error::new(
+                path.span(),
+                format!("`{name}` requires itself: a requirement cycle (`{name}` -> `{name}`)"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
