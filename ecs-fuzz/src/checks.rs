@@ -434,6 +434,13 @@ impl Runner {
             handles.iter().map(|&e| lane.world.contains(e)).collect::<Vec<bool>>()
         });
         self.agree("liveness of every handle", &want, got)?;
+        if self.config.hooks {
+            let got =
+                on_lanes!(self.lanes, self.current, lane => crate::hooks::counts(&lane.world));
+            crate::hooks::check_against_model(&got[0], &self.model)
+                .map_err(|e| (crate::lanes::BACKENDS[0], format!("hook calls: {e}")))?;
+            self.agree("hook calls", &got[0], got)?;
+        }
         self.compare_links()
     }
 }

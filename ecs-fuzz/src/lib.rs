@@ -36,6 +36,7 @@ pub mod bundles;
 mod checks;
 pub mod components;
 pub mod generate;
+pub mod hooks;
 pub mod lanes;
 pub mod links;
 pub mod model;

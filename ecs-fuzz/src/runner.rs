@@ -71,13 +71,18 @@ pub struct Config {
     /// Lets worlds grow to [`MAX_LIVE_WIDE`] entities and makes batches 16 times larger, so
     /// entity indices cross storage page boundaries (slower: queries visit more entities).
     pub wide: bool,
+    /// Gives the pool's `D0` and `D1` counting lifecycle hooks (see [`crate::hooks`]), so
+    /// every structural operation takes the world's reacting path.
+    pub hooks: bool,
 }
 
 impl Config {
-    /// The configuration of a seeded episode: `base`, made wide for one seed in eight.
+    /// The configuration of a seeded episode: `base`, made wide for one seed in eight, with
+    /// hooks for one in four.
     pub fn for_episode(base: Config, episode_seed: u64) -> Config {
         Config {
             wide: base.wide || episode_seed % 8 == 0,
+            hooks: base.hooks || episode_seed / 8 % 4 == 1,
         }
     }
 }
@@ -183,6 +188,13 @@ impl Runner {
             .collect();
         let schedule = ScheduleModel::new(&mut model);
         let mut lanes = Lanes::default();
+        if config.hooks {
+            crate::hooks::install(&mut lanes.reference.world);
+            crate::hooks::install(&mut lanes.sparse.world);
+            crate::hooks::install(&mut lanes.archetype.world);
+            crate::hooks::install(&mut lanes.hybrid.world);
+            crate::hooks::install(&mut lanes.array.world);
+        }
         lanes
             .reference
             .world

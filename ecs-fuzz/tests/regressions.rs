@@ -1664,7 +1664,13 @@ fn trace_replay_leaves_disabled_entities_out() {
                 style,
             },
         ];
-        if let Err(mismatch) = ecs_fuzz::run_with(&ops, ecs_fuzz::Config { wide: true }) {
+        if let Err(mismatch) = ecs_fuzz::run_with(
+            &ops,
+            ecs_fuzz::Config {
+                wide: true,
+                hooks: false,
+            },
+        ) {
             panic!("shape {shape}: {mismatch}");
         }
     }

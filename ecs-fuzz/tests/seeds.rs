@@ -31,11 +31,19 @@ fn generation_is_deterministic() {
 #[test]
 fn normalized_ops_do_the_same() {
     // Normalizing never changes what a sequence does: the same outcome, the same mismatch
-    // if any, in small and wide worlds.
+    // if any, in small and wide worlds, and with hooks.
     for seed in 0..4 {
         let ops = generate(episode_seed(7, seed), 800);
         let normalized: Vec<Op> = ops.iter().map(Op::normalized).collect();
-        for config in [Config::default(), Config { wide: true }] {
+        let wide = Config {
+            wide: true,
+            ..Config::default()
+        };
+        let hooks = Config {
+            hooks: true,
+            ..Config::default()
+        };
+        for config in [Config::default(), wide, hooks] {
             let outcome = |ops: &[Op]| run_with(ops, config).map_err(|m| (m.index, m.detail));
             assert_eq!(
                 outcome(&ops),
