@@ -23,8 +23,8 @@ const MOMENTS: [Lifecycle; 5] = [
     Lifecycle::Despawn,
 ];
 
-/// Calls of each hook: `[type][moment]`, type 0 for `D0`, 1 for `D1`, moments as
-/// [`MOMENTS`].
+/// Calls of each hook: `[type][moment]`, type 0 for `D0`, 1 for `D1`, moments in the order
+/// add, insert, replace, remove, despawn.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct HookCounts(pub [[u64; 5]; 2]);
 
