@@ -483,6 +483,18 @@ impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> QueryIter<'w, Q, F, S> {
     }
 }
 
+impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> QueryIter<'w, Q, F, S> {
+    /// `next` of a driven run or a hiding scan.
+    #[inline]
+    fn next_other(&mut self) -> Option<Q::Item<'w>> {
+        match &mut self.inner {
+            Inner::Chunks(chunks) => chunks.next(),
+            Inner::Hiding(hiding) => hiding.next(),
+            Inner::Entities(entities) => entities.next(),
+        }
+    }
+}
+
 impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> Iterator for QueryIter<'w, Q, F, S> {
     type Item = Q::Item<'w>;
 
@@ -493,11 +505,12 @@ impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> Iterator for QueryIter<'
                 return self.next_counted(tally);
             }
         }
-        match &mut self.inner {
-            Inner::Chunks(chunks) => chunks.next(),
-            Inner::Hiding(hiding) => hiding.next(),
-            Inner::Entities(entities) => entities.next(),
+        // The plain scan first, with one test, as before the hiding scan existed: `next`
+        // runs once per row of a `for` loop.
+        if let Inner::Chunks(chunks) = &mut self.inner {
+            return chunks.next();
         }
+        self.next_other()
     }
 
     #[inline]
