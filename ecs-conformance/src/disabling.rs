@@ -28,28 +28,19 @@ impl Component for Hp {
     type Mutability = ecs_core::Tracked;
 }
 
-/// A world of `n` entities over several tables and sets: every entity has `A`, every
-/// second `B`, every third `Tag`, every fifth `Loose`, every fourth `Hp`.
+/// A world of `n` entities over several tables and sets: the query tests' mixed world
+/// (every entity `A`, every second `B`, every third `Tag`), and every fifth `Loose`, every
+/// fourth `Hp`.
 fn world<S: Storage>(n: u32) -> (World<S>, Vec<Entity>) {
-    let mut world = World::<S>::new();
-    let all = (0..n)
-        .map(|i| {
-            let e = world.spawn((A(i),));
-            if i % 2 == 0 {
-                world.insert(e, B(i.to_string())).unwrap();
-            }
-            if i % 3 == 0 {
-                world.insert(e, Tag).unwrap();
-            }
-            if i % 5 == 0 {
-                world.insert(e, Loose(i)).unwrap();
-            }
-            if i % 4 == 0 {
-                world.insert(e, Hp(i)).unwrap();
-            }
-            e
-        })
-        .collect();
+    let (mut world, all) = crate::queries::mixed_world::<S>(n);
+    for (i, &e) in all.iter().enumerate() {
+        if i % 5 == 0 {
+            world.insert(e, Loose(i as u32)).unwrap();
+        }
+        if i % 4 == 0 {
+            world.insert(e, Hp(i as u32)).unwrap();
+        }
+    }
     (world, all)
 }
 

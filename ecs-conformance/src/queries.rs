@@ -482,7 +482,7 @@ pub fn groups_change_no_results<S: Storage>() {
 
 /// `n` entities `A(i)`, every second also with `B(i)`, every third also tagged: a world whose
 /// entities spread over four component combinations, grown one insert at a time.
-fn mixed_world<S: Storage>(n: u32) -> (World<S>, Vec<Entity>) {
+pub(crate) fn mixed_world<S: Storage>(n: u32) -> (World<S>, Vec<Entity>) {
     let mut world = World::<S>::new();
     let entities = (0..n)
         .map(|i| {

@@ -278,7 +278,9 @@ impl<Q: QueryData, F: QueryFilter, S: Storage> QueryState<Q, F, S> {
     }
 
     /// [`QueryState::iter_prepared`] for a state leaving disabled entities out: out of
-    /// line, so a query that hides nothing builds its iterator as before.
+    /// line, so a query that hides nothing builds its iterator as before. Its body repeats
+    /// `iter_prepared`'s on purpose: one shared helper taking the hidden slot (always
+    /// inlined) cost hybrid's small_iter_seq 3.6 % more instructions per run.
     ///
     /// # Safety
     /// As for [`QueryState::iter_prepared`].
