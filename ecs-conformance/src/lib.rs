@@ -138,6 +138,7 @@ macro_rules! suite {
                 reactions::hook_calls_match_a_model => hook_calls_model,
                 reactions::snapshot_loads_run_the_hooks => snapshot_loads_run_hooks,
                 reactions::multi_step_operations_run_hooks_once_whole => multi_step_hooks,
+                reactions::reactions_set_later_reach_bundles_used_before => reactions_set_later,
                 disabling::disabled_entities_leave_every_query_path => disabled_every_path,
                 disabling::states_built_before_the_first_disable_catch_up => disabled_stale_states,
                 disabling::change_driven_runs_leave_disabled_entities_out => disabled_change_driven,

@@ -712,3 +712,69 @@ pub fn multi_step_operations_run_hooks_once_whole<S: Storage>() {
         "the panicked spawn's entity and the plain one"
     );
 }
+
+/// A component with no hook of its own: a test gives it one at run time.
+#[derive(Component, Debug, PartialEq)]
+pub struct Later(pub u32);
+
+fn count_later(mut world: HookWorld<'_>, ctx: HookContext) {
+    world.resource_mut::<Calls>().unwrap().0[ctx.event as usize] += 1;
+}
+
+/// Reactions that begin after a bundle was used reach its next operation on every path
+/// (spawn, spawn_batch, insert, remove, a named instance), bundles of other types keep
+/// working beside them, and a reaction that ends stops reaching them: a world remembers
+/// per bundle whether it reacts, and that answer follows every change.
+pub fn reactions_set_later_reach_bundles_used_before<S: Storage>() {
+    let mut world = World::<S>::new();
+    world.insert_resource(Calls::default());
+    world.insert_resource(Seen::default());
+    // Every path once while nothing reacts: the bundles are resolved, and quiet.
+    let a = world.spawn((Later(1),));
+    let b = world.spawn((Later(2), Pets(2)));
+    world.insert(a, Pets(1)).unwrap();
+    world.remove::<Later>(b).unwrap();
+    world.insert(b, Later(3)).unwrap();
+    world.spawn_batch([(Later(4),)]);
+    world.insert_named(a, "spare", Pets(0)).unwrap();
+
+    world
+        .set_hook::<Later>(Lifecycle::Add, count_later)
+        .unwrap();
+    world
+        .set_hook::<Later>(Lifecycle::Remove, count_later)
+        .unwrap();
+    let c = world.spawn((Later(6),));
+    world.spawn((Later(7), Pets(7)));
+    world.spawn_batch([(Later(8),), (Later(9),)]);
+    world.remove::<Later>(c).unwrap();
+    world.insert(c, Later(10)).unwrap();
+    // Other types' operations: no call.
+    world.spawn((Pets(0),));
+    world.insert(c, Pets(3)).unwrap();
+    let calls = world.resource::<Calls>().unwrap().0;
+    assert_eq!(
+        (
+            calls[Lifecycle::Add as usize],
+            calls[Lifecycle::Remove as usize]
+        ),
+        (5, 1),
+        "{calls:?}"
+    );
+
+    let observer = world
+        .observe(|t: On<Insert, Pets>, mut seen: ResMut<Seen>| {
+            seen.0.push(format!("{:?}", t.entity()))
+        })
+        .unwrap();
+    world.insert(a, Pets(4)).unwrap();
+    let d = world.spawn((Pets(5),));
+    world.insert_named(a, "spare", Pets(6)).unwrap();
+    assert!(world.unobserve(observer));
+    world.insert(a, Pets(8)).unwrap();
+    world.spawn((Pets(9),));
+    world.insert_named(a, "spare", Pets(10)).unwrap();
+    let seen = std::mem::take(&mut world.resource_mut::<Seen>().unwrap().0);
+    assert_eq!(seen, [format!("{a:?}"), format!("{d:?}"), format!("{a:?}")]);
+    assert_eq!(world.get::<Pets>(a), Some(&Pets(8)));
+}

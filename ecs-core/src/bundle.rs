@@ -18,7 +18,7 @@
 use std::any::TypeId;
 use std::ptr::NonNull;
 
-use crate::component::{Component, ComponentId, Components, TypeIdMap, TypeSlots};
+use crate::component::{Component, ComponentId, Components, Reactions, TypeIdMap, TypeSlots};
 use crate::error::EcsError;
 
 /// Receives the values of a bundle one by one, typed.
@@ -289,6 +289,8 @@ pub(crate) struct Bundles {
     /// nearest first (see [`crate::component::required`]). Beside `infos`, so a world
     /// without requirements holds nothing for them.
     required: Vec<(BundleId, std::sync::Arc<[crate::component::Requirement]>)>,
+    /// [`Reactions::changes`] when every bundle's `reacts` flag was last brought in step.
+    reactions_seen: u64,
 }
 
 impl Default for Bundles {
@@ -299,10 +301,12 @@ impl Default for Bundles {
             infos: vec![BundleInfo {
                 id: BundleId(0),
                 components: Box::new([]),
+                reacts: false,
             }],
             by_type,
             recent: TypeSlots::default(),
             required: Vec::new(),
+            reactions_seen: 0,
         }
     }
 }
@@ -345,6 +349,50 @@ impl Bundles {
             .map(|(_, list)| list)
     }
 
+    /// Whether bundle `B`, resolved before, is known to have no component (nor required
+    /// one) that reacts: `false` when it reacts or was not resolved yet (or not lately:
+    /// the fast slots only are asked), and the caller asks the slow way.
+    #[inline(always)]
+    pub(crate) fn known_quiet<B: Bundle>(&self) -> bool {
+        if TypeId::of::<B>() == TypeId::of::<()>() {
+            return true;
+        }
+        self.recent
+            .get(TypeId::of::<B>())
+            .is_some_and(|index| !self.infos[index as usize].reacts)
+    }
+
+    /// Whether bundle `id` reacts, as last refreshed (see [`BundleInfo`]'s `reacts`).
+    #[inline]
+    pub(crate) fn bundle_reacts(&self, id: BundleId) -> bool {
+        self.infos[id.index()].reacts
+    }
+
+    /// Brings every bundle's reaction flag in step with `reactions` (the world calls it
+    /// wherever its reactions may have changed).
+    pub(crate) fn refresh_reactions(&mut self, reactions: &Reactions) {
+        if self.reactions_seen == reactions.changes() {
+            return;
+        }
+        self.reactions_seen = reactions.changes();
+        for i in 0..self.infos.len() {
+            let reacts = self.reacts(&self.infos[i], reactions);
+            self.infos[i].reacts = reacts;
+        }
+    }
+
+    /// Whether a component of `info`, or one it requires, has a hook or an observer.
+    fn reacts(&self, info: &BundleInfo, reactions: &Reactions) -> bool {
+        if !reactions.any() {
+            return false;
+        }
+        let reacting = |id: ComponentId| reactions.get(id).is_some();
+        info.components.iter().any(|&c| reacting(c))
+            || self
+                .required(info.id)
+                .is_some_and(|required| required.iter().any(|r| reacting(r.id())))
+    }
+
     /// The components of bundle `id`, in field order.
     pub(crate) fn components_of(&self, id: BundleId) -> &[ComponentId] {
         self.infos[id.index()].components()
@@ -380,6 +428,8 @@ impl Bundles {
         if !required.is_empty() {
             self.required.push((info.id(), required.into()));
         }
+        let mut info = info;
+        info.reacts = self.reacts(&info, components.reactions());
         self.infos.push(info);
         self.by_type.insert(ty.key, index);
         self.recent.remember(ty.key, index);
@@ -453,6 +503,11 @@ impl BundleType {
 pub struct BundleInfo {
     id: BundleId,
     components: Box<[ComponentId]>,
+    /// Whether one of the bundle's components, or one it requires, has a hook or an
+    /// observer: kept by [`Bundles::refresh_reactions`] whenever the world's reactions
+    /// change, so an operation on a bundle that does not react skips the reacting path
+    /// with one load.
+    reacts: bool,
 }
 
 impl BundleInfo {
@@ -483,6 +538,7 @@ impl BundleInfo {
         Ok(BundleInfo {
             id: BundleId(index),
             components: ids.into_boxed_slice(),
+            reacts: false,
         })
     }
 

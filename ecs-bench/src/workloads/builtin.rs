@@ -55,6 +55,7 @@ builtins! {
         FragmentedIter = "fragmented_iter",
         HeavyCompute = "heavy_compute",
         AddRemove = "add_remove",
+        AddRemoveHooked = "add_remove_hooked",
         Schedule = "schedule",
         // The snapshot workloads (`snapshot` module), in the community section.
         Serialize = "serialize",

@@ -100,6 +100,20 @@ pub fn workloads() -> Vec<Box<dyn DynWorkload>> {
                 "entities",
             )
             .repeatable(),
+            Hook::None,
+        )),
+        Box::new(AddRemove(
+            info(
+                Builtin::AddRemoveHooked,
+                "add_remove in a world where another component type has a hook",
+                sizes(10_000, 10_000, 200),
+                "entities",
+            )
+            .repeatable()
+            .note(
+                "a hook on one type must not slow other types' operations: compare with add_remove",
+            ),
+            Hook::Elsewhere,
         )),
         Box::new(Schedule(
             info(
@@ -376,8 +390,30 @@ impl Workload for HeavyCompute {
     }
 }
 
-/// `add_remove`.
-pub struct AddRemove(WorkloadInfo);
+/// `add_remove`, and `add_remove_hooked` (the same with a hook on an unrelated type).
+pub struct AddRemove(WorkloadInfo, Hook);
+
+/// Whether [`AddRemove`]'s world has a lifecycle hook, and where.
+#[derive(Clone, Copy)]
+pub enum Hook {
+    /// No hook: nothing in the world reacts.
+    None,
+    /// An `on_add` hook on [`Elsewhere`], a type the workload never adds: every operation
+    /// of the body runs in a world where something reacts, on types that do not.
+    Elsewhere,
+}
+
+/// The component `add_remove_hooked` gives a hook and never adds.
+#[derive(Clone, Copy, Debug)]
+pub struct Elsewhere;
+impl ecs_core::Component for Elsewhere {
+    type Mutability = ecs_core::Mutable;
+}
+
+/// `add_remove_hooked`'s hook: never called (nothing gets an [`Elsewhere`]).
+fn never_called(_: ecs_core::world::HookWorld<'_>, _: ecs_core::component::HookContext) {
+    unreachable!("add_remove_hooked adds no Elsewhere")
+}
 
 /// add_remove's checksum: the removed values, the number of runs, and the entities left
 /// with `A` and without `B`.
@@ -399,6 +435,11 @@ impl Workload for AddRemove {
 
     fn prepare<S: Storage>(&self, n: usize) -> Box<dyn Prepared> {
         let mut world = World::<S>::new();
+        if let Hook::Elsewhere = self.1 {
+            world
+                .set_hook::<Elsewhere>(ecs_core::component::Lifecycle::Add, never_called)
+                .expect("a plain component takes hooks");
+        }
         let entities = world.spawn_batch((0..n).map(|i| (A(i as f32),))).to_vec();
         prepared(
             AddRemoveState {

@@ -211,11 +211,12 @@ impl Reaction {
 /// # Invariants
 /// `by_id` is empty, or holds one entry per registered component (grown with the
 /// registry); `reactive` lists, in the order they began to react and once each, the ids whose
-/// reaction is [`Reaction::any`].
+/// reaction is [`Reaction::any`]; `changes` counts the changes of that list.
 #[derive(Debug, Default)]
 pub(crate) struct Reactions {
     by_id: Vec<Reaction>,
     reactive: Vec<ComponentId>,
+    changes: u64,
 }
 
 impl Reactions {
@@ -223,6 +224,12 @@ impl Reactions {
     #[inline(always)]
     pub(crate) fn any(&self) -> bool {
         !self.reactive.is_empty()
+    }
+
+    /// How many times a component began or stopped reacting: what a cache of answers
+    /// derived from [`Reactions::reactive`] compares to know it is current.
+    pub(crate) fn changes(&self) -> u64 {
+        self.changes
     }
 
     /// The components that react to something.
@@ -258,8 +265,9 @@ impl Reactions {
         match (before, reaction.any()) {
             (false, true) => self.reactive.push(id),
             (true, false) => self.reactive.retain(|&r| r != id),
-            _ => {}
+            _ => return,
         }
+        self.changes += 1;
     }
 }
 

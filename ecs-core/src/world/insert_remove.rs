@@ -57,7 +57,7 @@ impl<S: Storage> World<S> {
     ) -> Result<B::Replaced, EcsError> {
         // One test on the fast path (see `World::enter`); the bundle goes to the slow path
         // only where something reacts, so the fast path never spills it.
-        if (B::HOOKED || self.needs_attention()) && self.attend_to::<B>() {
+        if self.reacting::<B>() {
             let mut bundle = std::mem::ManuallyDrop::new(bundle);
             // SAFETY: a `B`, read once and never dropped here.
             return unsafe { self.insert_reacting::<B>(entity, NonNull::from(&mut *bundle)) };
@@ -140,7 +140,7 @@ impl<S: Storage> World<S> {
     /// assert_eq!(world.remove::<(Hp, Tag)>(e), Ok((Hp(3), Tag)));
     /// ```
     pub fn remove<B: Bundle>(&mut self, entity: Entity) -> Result<B, EcsError> {
-        if (B::HOOKED || self.needs_attention()) && self.attend_to::<B>() {
+        if self.reacting::<B>() {
             return self.remove_reacting::<B>(entity);
         }
         self.check(entity)?;

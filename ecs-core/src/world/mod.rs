@@ -118,7 +118,9 @@ impl Default for StateKey {
 ///   holds for it (none for a free slot).
 /// * The allocator's attention flag is set exactly when some component has a hook or an
 ///   observer (`components.reactions().any()`), from the end of every operation that can
-///   register a type or change a reaction (`World::sync_reactions`).
+///   register a type or change a reaction (`World::sync_reactions`); from the same points,
+///   every resolved bundle's flag says whether one of its components, or one it requires,
+///   has a hook or an observer (`Bundles::refresh_reactions`).
 /// * `hook_commands` is empty between public operations (a panic's leftovers are dropped
 ///   by the next one), and `held_stores` is `None` outside a multi-step operation.
 pub struct World<S: Storage> {
@@ -341,7 +343,7 @@ impl<S: Storage> World<S> {
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
         // One test on the fast path: reserved entities to flush, or something that reacts
         // (see `World::enter`); a bundle whose types may bring hooks always asks.
-        if (B::HOOKED || self.needs_attention()) && self.attend_to::<B>() {
+        if self.reacting::<B>() {
             let mut bundle = std::mem::ManuallyDrop::new(bundle);
             // SAFETY: a `B`, handed over and never dropped here.
             return unsafe { self.spawn_reacting::<B>(NonNull::from(&mut *bundle)) };
@@ -419,15 +421,31 @@ impl<S: Storage> World<S> {
         self.bundle_reacts(id)
     }
 
-    /// Whether a component of bundle `id`, or one it requires, has a hook or an observer.
+    /// Whether an operation on bundle `B` (spawn, insert, remove) takes its reacting path:
+    /// the fast path's one test ([`World::needs_attention`]), then, when something reacts
+    /// elsewhere in the world, the bundle's own cached flag inline, so a hook on one type
+    /// costs other types' operations a load and a test, not a call.
+    #[inline(always)]
+    pub(crate) fn reacting<B: Bundle>(&mut self) -> bool {
+        (B::HOOKED || self.needs_attention()) && !self.quiet::<B>() && self.attend_to::<B>()
+    }
+
+    /// Whether nothing needs attending to for bundle `B`: no reserved entity to flush, no
+    /// command left by a hook that panicked, and `B` resolved before with nothing in it
+    /// (or required by it) that reacts.
+    #[inline(always)]
+    fn quiet<B: Bundle>(&mut self) -> bool {
+        !B::HOOKED
+            && self.entities.only_attention()
+            && self.hook_commands.is_empty()
+            && self.bundles.known_quiet::<B>()
+    }
+
+    /// Whether a component of bundle `id`, or one it requires, has a hook or an observer
+    /// (the bundle's flag, kept in step by [`World::sync_reactions`]).
+    #[inline]
     pub(crate) fn bundle_reacts(&self, id: crate::bundle::BundleId) -> bool {
-        let reactions = self.components.reactions();
-        let own = self.bundles.components_of(id);
-        own.iter().any(|&c| reactions.get(c).is_some())
-            || self
-                .bundles
-                .required(id)
-                .is_some_and(|required| required.iter().any(|r| reactions.get(r.id()).is_some()))
+        self.bundles.bundle_reacts(id)
     }
 
     /// Logs the tracked components of a just-stored bundle as added.
@@ -461,7 +479,7 @@ impl<S: Storage> World<S> {
     /// assert_eq!(world.get::<Id>(entities[7]).map(|id| id.0), Some(7));
     /// ```
     pub fn spawn_batch<B: Bundle, I: IntoIterator<Item = B>>(&mut self, bundles: I) -> &[Entity] {
-        let reacting = (B::HOOKED || self.needs_attention()) && self.attend_to::<B>();
+        let reacting = self.reacting::<B>();
         let start = self.entities.len();
         self.spawn_batch_now(bundles);
         if reacting {
@@ -1292,6 +1310,7 @@ impl<S: Storage> World<S> {
     pub(crate) fn sync_reactions(&mut self) {
         let on = self.components.reactions().any();
         self.entities.set_attention(on);
+        self.bundles.refresh_reactions(self.components.reactions());
     }
 
     #[cold]

@@ -111,8 +111,7 @@ impl<S: Storage> World<S> {
         name: &str,
         value: T,
     ) -> Result<Option<T>, EcsError> {
-        if (<T as crate::bundle::Bundle>::HOOKED || self.needs_attention()) && self.attend_to::<T>()
-        {
+        if self.reacting::<T>() {
             let mut value = ManuallyDrop::new(value);
             // SAFETY: a `T`, handed over and never dropped here.
             return unsafe { self.insert_named_reacting(entity, name, NonNull::from(&mut *value)) };
