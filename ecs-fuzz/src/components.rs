@@ -254,6 +254,41 @@ impl<const SPARSE: bool> PoolComponent for Ghost<SPARSE> {
     }
 }
 
+/// The value of the `A` a [`Needs`] adds when its entity lacks one.
+pub const REQUIRED_A: u32 = 77;
+/// The value of the `Hp` a [`Needs`] adds when its entity lacks one.
+pub const REQUIRED_HP: u32 = 5;
+
+/// Requires an `A` of its own side (made as `A(REQUIRED_A)`) and an `Hp` of the other side
+/// (`Hp(REQUIRED_HP)`, tracked: its addition is an `Added` mark). Not in the model's rows:
+/// what the model checks are the components it brings, added only where missing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Needs<const SPARSE: bool>;
+
+impl<const SPARSE: bool> Component for Needs<SPARSE> {
+    type Mutability = ecs_core::Mutable;
+    const STORAGE: StorageKind = kind(SPARSE);
+    const REQUIRES: bool = true;
+    fn requirements(requirements: &mut ecs_core::component::Requirements<'_>) {
+        requirements.require::<A<SPARSE>>(|| A(REQUIRED_A));
+        if SPARSE {
+            requirements.require::<Hp<false>>(|| Hp(REQUIRED_HP));
+        } else {
+            requirements.require::<Hp<true>>(|| Hp(REQUIRED_HP));
+        }
+    }
+}
+
+/// The model's slots of what a [`Needs`] of side `sparse` requires: its `A`, the other
+/// side's `Hp`.
+pub const fn needed_slots(sparse: bool) -> [usize; 2] {
+    if sparse {
+        [A::<true>::SLOT, Hp::<false>::SLOT]
+    } else {
+        [A::<false>::SLOT, Hp::<true>::SLOT]
+    }
+}
+
 /// `A` in a table.
 pub type A0 = A<false>;
 /// `A` in a sparse set.

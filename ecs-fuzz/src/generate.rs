@@ -44,9 +44,9 @@ pub fn generate(seed: u64, len: usize) -> Vec<Op> {
     (0..len).map(|_| op(&mut rng)).collect()
 }
 
-/// One operation, by weight (out of 1,060).
+/// One operation, by weight (out of 1,080).
 fn op(rng: &mut Rng) -> Op {
-    match rng.below(1_060) {
+    match rng.below(1_080) {
         0..=139 => Op::Spawn {
             bundle: rng.byte(),
             seed: rng.value(),
@@ -118,10 +118,15 @@ fn op(rng: &mut Rng) -> Op {
             target: rng.short(),
             how: rng.byte(),
         },
-        _ => Op::Hidden {
+        1_040..=1_059 => Op::Hidden {
             targets: [rng.short(), rng.short()],
             shape: rng.short(),
             style: rng.byte(),
+        },
+        _ => Op::Require {
+            target: rng.short(),
+            how: rng.byte(),
+            value: rng.value(),
         },
     }
 }

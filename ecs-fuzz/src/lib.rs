@@ -43,6 +43,7 @@ pub mod model;
 pub mod op;
 pub mod query;
 pub mod readers;
+mod required;
 mod runner;
 pub mod shapes;
 pub mod shrink;

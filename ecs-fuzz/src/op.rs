@@ -160,6 +160,18 @@ pub enum Op {
         /// Iteration style (`Op::Query`'s below 16, a look-up from 16).
         style: u8,
     },
+    /// Required components: inserts a `Needs` of either side on `target` (`how % 4` of 0
+    /// or 1), inserts it beside an `A` valued `value` the requirement must not overwrite
+    /// (2), or spawns one beside an `Hp` valued `value` (3). The components it requires are
+    /// added where missing, on every backend as in the model.
+    Require {
+        /// Handle index.
+        target: u16,
+        /// Which operation.
+        how: u8,
+        /// The value the caller gives.
+        value: u32,
+    },
     /// A run-time attempt to write `target`'s link components (a run-time query writing
     /// them, `remove_by_id`, `insert_by_id` of a copied link), which every backend must
     /// refuse the same way, leaving the links as they were.
@@ -329,6 +341,11 @@ impl Op {
             Op::TamperLinks { target, how } => Op::TamperLinks {
                 target,
                 how: how % 6,
+            },
+            Op::Require { target, how, value } => Op::Require {
+                target,
+                how: how % 4,
+                value,
             },
             ref other => other.clone(),
         }

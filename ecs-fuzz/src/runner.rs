@@ -299,6 +299,7 @@ impl Runner {
             } => self.dynamic(target, which, action, value),
             Op::Link { child, parent, how } => self.link(child, parent, how),
             Op::TamperLinks { target, how } => self.tamper(target, how),
+            Op::Require { target, how, value } => self.require(target, how, value),
         }
     }
 
@@ -333,7 +334,7 @@ impl Runner {
         self.handles.push(entity);
     }
 
-    fn full(&self, extra: usize) -> bool {
+    pub(crate) fn full(&self, extra: usize) -> bool {
         let cap = if self.config.wide {
             MAX_LIVE_WIDE
         } else {
