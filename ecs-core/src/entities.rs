@@ -444,14 +444,6 @@ impl Entities {
         *self.reserved.get_mut() != 0
     }
 
-    /// Whether the owner's flag is set and no id is reserved: one comparison, read apart
-    /// from [`Entities::needs_attention`]'s (an atomic load the compiler does not merge
-    /// with it), so that test keeps its one compare-with-memory on the fast path.
-    #[inline(always)]
-    pub fn only_attention(&self) -> bool {
-        self.reserved.load(Ordering::Relaxed) == ATTENTION
-    }
-
     /// Sets or clears the owner's flag, which [`Entities::needs_attention`] reports until
     /// cleared (a world sets it while something reacts to structural changes, so the
     /// check it already makes for reserved ids also sends it down its slow path).
