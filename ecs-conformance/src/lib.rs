@@ -287,6 +287,7 @@ macro_rules! suite {
                 trace::a_plain_storage_refuses_to_record => a_plain_storage_refuses_to_record,
                 trace::the_model_tests_operations_replay_faithfully => model_ops_replay_faithfully,
                 trace::query_look_ups_keep_their_place => query_look_ups_keep_their_place,
+                trace::look_ups_stay_recorded_when_a_state_catches_up => trace_look_ups_after_catch_up,
             }
         }
     };

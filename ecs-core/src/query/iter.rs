@@ -447,20 +447,8 @@ impl<'w, Q: QueryData, S: Storage + 'w> Iterator for EntityIter<'w, Q, S> {
 }
 
 impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> QueryIter<'w, Q, F, S> {
-    /// `next`, counting the item into a trace's tally. Out of line, so the plain `next`
+    /// `fold`, counting the items into a trace's tally. Out of line, so the plain `fold`
     /// keeps its size for the inliner.
-    #[inline(never)]
-    fn next_counted(&mut self, tally: &crate::trace::world_tally::Tally) -> Option<Q::Item<'w>> {
-        let item = match &mut self.inner {
-            Inner::Chunks(chunks) => chunks.next(),
-            Inner::Hiding(hiding) => hiding.next(),
-            Inner::Entities(entities) => entities.next(),
-        };
-        tally.took(item.is_some());
-        item
-    }
-
-    /// `fold`, counting the items into a trace's tally (out of line, as `next_counted`).
     #[inline(never)]
     fn fold_counted<B, G: FnMut(B, Q::Item<'w>) -> B>(
         mut self,
@@ -500,17 +488,20 @@ impl<'w, Q: QueryData, F: QueryFilter, S: Storage + 'w> Iterator for QueryIter<'
 
     #[inline]
     fn next(&mut self) -> Option<Q::Item<'w>> {
-        if S::TRACED {
-            if let Some(tally) = self.tally {
-                return self.next_counted(tally);
-            }
-        }
         // The plain scan first, with one test, as before the hiding scan existed: `next`
         // runs once per row of a `for` loop.
-        if let Inner::Chunks(chunks) = &mut self.inner {
-            return chunks.next();
+        let item = match &mut self.inner {
+            Inner::Chunks(chunks) => chunks.next(),
+            _ => self.next_other(),
+        };
+        // Counted in line (a recording storage only): out of line, the item came back
+        // through memory in pieces and was read whole, a store-forwarding stall per row.
+        if S::TRACED {
+            if let Some(tally) = self.tally {
+                tally.took(item.is_some());
+            }
         }
-        self.next_other()
+        item
     }
 
     #[inline]

@@ -977,34 +977,121 @@ impl OpWriter {
             (false, false) => GET_MISSING,
             (true, false) => GET_MUT_MISSING,
         };
+        let mut batch = GetBatch::begin(self);
+        batch.put(entity, component, kind);
+        batch.end(self);
+    }
+}
+
+impl OpWriter {
+    /// Appends, for each ordinal `entities` yields, one [`Op::Get`] that found its
+    /// component per `(component, write)` of `slots`: the buffered look-ups of one query
+    /// state. The counters and the length live in locals for the whole batch (written
+    /// back once), so the byte stores through the buffer's pointer do not make the
+    /// compiler reload them for every op.
+    pub(crate) fn found_gets(
+        &mut self,
+        entities: impl Iterator<Item = u32>,
+        slots: &[(u32, bool)],
+    ) {
+        let kind = |write| if write { GET_MUT } else { GET };
+        let mut batch = GetBatch::begin(self);
+        match *slots {
+            // The usual look-up fetches one component: no inner loop.
+            [(component, write)] => entities.for_each(|e| batch.put(e, component, kind(write))),
+            _ => entities.for_each(|e| {
+                for &(component, write) in slots {
+                    batch.put(e, component, kind(write));
+                }
+            }),
+        }
+        batch.end(self);
+    }
+}
+
+/// Look-up ops being appended, with the writer's state in locals (see
+/// [`OpWriter::found_gets`]).
+///
+/// # Invariants
+/// The first `len` bytes of `bytes`' buffer are written ops (`bytes.len()` itself is stale
+/// until [`GetBatch::end`]).
+struct GetBatch {
+    bytes: Vec<u8>,
+    len: usize,
+    count: u64,
+    last: u32,
+}
+
+impl GetBatch {
+    /// Takes `writer`'s bytes and counters (left empty until [`GetBatch::end`]).
+    #[inline(always)]
+    fn begin(writer: &mut OpWriter) -> GetBatch {
+        GetBatch {
+            len: writer.bytes.len(),
+            bytes: std::mem::take(&mut writer.bytes),
+            count: writer.count,
+            last: writer.last,
+        }
+    }
+
+    /// Hands the bytes and counters back to `writer`.
+    #[inline(always)]
+    fn end(mut self, writer: &mut OpWriter) {
+        // SAFETY: every byte below `len` was written (type invariant).
+        unsafe { self.bytes.set_len(self.len) };
+        writer.bytes = self.bytes;
+        (writer.count, writer.last) = (self.count, self.last);
+    }
+
+    /// Appends an [`Op::Get`] of tag kind `kind` for `component` on `entity`.
+    #[inline(always)]
+    fn put(&mut self, entity: u32, component: u32, kind: u8) {
         self.count += 1;
         let delta = i64::from(entity) - i64::from(self.last);
         self.last = entity;
-        // A tag, a wide component's varint, the entity's: at most 1 + 5 + 10 bytes.
-        self.bytes.reserve(16);
-        let spare = &mut self.bytes.spare_capacity_mut()[..16];
-        let wide = component >= u32::from(WIDE);
-        spare[0].write(match wide {
-            true => kind | (WIDE << 4),
-            false => kind | ((component as u8) << 4),
-        });
-        let mut len = 1;
-        let mut varint = |mut value: u64| {
-            while value >= 0x80 {
-                spare[len].write(value as u8 | 0x80);
-                value >>= 7;
-                len += 1;
-            }
-            spare[len].write(value as u8);
-            len += 1;
-        };
-        if wide {
-            varint(u64::from(component));
+        let zigzag = ((delta << 1) ^ (delta >> 63)) as u64;
+        if self.bytes.capacity() - self.len < MAX_GET_BYTES {
+            // SAFETY: the first `len` bytes are written (type invariant).
+            unsafe { self.bytes.set_len(self.len) };
+            self.bytes.reserve(MAX_GET_BYTES.max(self.len / 2));
         }
-        varint(((delta << 1) ^ (delta >> 63)) as u64);
-        // SAFETY: the first `len` bytes of the spare capacity were just written.
-        unsafe { self.bytes.set_len(self.bytes.len() + len) };
+        // SAFETY: at least `MAX_GET_BYTES` bytes of capacity follow `len` (checked just
+        // above); the op takes at most that many (a tag, a `u32` varint of at most 5 bytes,
+        // a `u64` one of at most 10), and `len` then counts them (the type's invariant).
+        unsafe {
+            let at = self.bytes.as_mut_ptr().add(self.len);
+            let mut n = 1;
+            if component < u32::from(WIDE) {
+                at.write(kind | ((component as u8) << 4));
+            } else {
+                at.write(kind | (WIDE << 4));
+                n += write_varint(at.add(n), u64::from(component));
+            }
+            n += write_varint(at.add(n), zigzag);
+            self.len += n;
+        }
     }
+}
+
+/// The most bytes one [`OpWriter::get`] writes.
+const MAX_GET_BYTES: usize = 16;
+
+/// Writes `value` as an unsigned LEB128 varint at `at` and answers its length (at most 10).
+///
+/// # Safety
+/// `at` must be valid for writes of as many bytes as the varint takes (10 always suffice).
+#[inline(always)]
+unsafe fn write_varint(at: *mut u8, mut value: u64) -> usize {
+    let mut n = 0;
+    while value >= 0x80 {
+        // SAFETY: the caller's contract covers the varint's bytes.
+        unsafe { at.add(n).write(value as u8 | 0x80) };
+        value >>= 7;
+        n += 1;
+    }
+    // SAFETY: as above.
+    unsafe { at.add(n).write(value as u8) };
+    n + 1
 }
 
 /// The ops of a trace, decoded in order.

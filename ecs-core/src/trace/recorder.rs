@@ -48,9 +48,6 @@ struct Local {
     /// Look-ups through a query state that found the entity, not written yet: the state's
     /// memo index and the entity.
     gets: Vec<(u32, Entity)>,
-    /// By memo index: whether a look-up through the state may be buffered (its fetched
-    /// components are known and all required, so a look-up that answered found them all).
-    fast: Vec<bool>,
     /// The runs that were open at the last locked call: once one is complete, the next
     /// look-up takes the lock, so the run's op is written before it as it would have been.
     watch: Vec<*const Tally>,
@@ -74,6 +71,11 @@ fn thread_token() -> u64 {
         held => held,
     })
 }
+
+/// The bit of a memo slot's low half that marks a state whose look-ups that found the
+/// entity may be buffered: its fetched components are known and all required, so such a
+/// look-up found them all (memo indices stay below it).
+const BUFFERED: u32 = 1 << 31;
 
 /// What a recording remembers of one query state (see [`State::memo`]).
 struct QueryMemo {
@@ -235,12 +237,12 @@ impl Recorder {
     /// Runs `f` on the state through a shared reference (locked), if recording.
     #[inline]
     pub(crate) fn with(&self, f: impl FnOnce(&mut State)) {
-        self.with_local(|state, _| f(state));
+        self.with_local(f);
     }
 
-    /// [`Recorder::with`], handing `f` the owner's buffer too when called on the owner
-    /// thread.
-    pub(crate) fn with_local(&self, f: impl FnOnce(&mut State, Option<&mut LocalFast<'_>>)) {
+    /// [`Recorder::with`]: the owner thread's buffered look-ups are written first, and the
+    /// runs still open are watched from the owner's side afterwards.
+    fn with_local(&self, f: impl FnOnce(&mut State)) {
         if !self.is_active() {
             return;
         }
@@ -248,7 +250,7 @@ impl Recorder {
         let owned = self.owner == thread_token();
         if owned {
             // SAFETY: the owner thread, and no other access to `local` is under way (type
-            // invariant: `f` below does not reach it but through `fast`).
+            // invariant: `f` below does not reach it).
             let local = unsafe { &mut *self.local.get() };
             state.write_gets(&mut local.gets);
         }
@@ -258,7 +260,7 @@ impl Recorder {
             true => {
                 // SAFETY: as above; the borrow above has ended.
                 let local = unsafe { &mut *self.local.get() };
-                f(&mut state, Some(&mut LocalFast(&mut local.fast)));
+                f(&mut state);
                 local.watch.clear();
                 local.watch.extend(
                     state
@@ -267,7 +269,7 @@ impl Recorder {
                         .map(|&i| &*state.open[i] as *const Tally),
                 );
             }
-            false => f(&mut state, None),
+            false => f(&mut state),
         }
     }
 
@@ -280,17 +282,15 @@ impl Recorder {
         if self.owner != thread_token() {
             return false;
         }
+        // This recording's memo, marked as one whose look-ups may be buffered: one test.
         let held = slot.load(Ordering::Relaxed);
-        if (held >> 32) as u32 != self.recording {
+        if held >> 31 != (u64::from(self.recording) << 1) | 1 {
             return false;
         }
         // SAFETY: the owner thread (checked above), and nothing else of `local` is borrowed
         // here (type invariant).
         let local = unsafe { &mut *self.local.get() };
-        let memo = held as u32;
-        if !local.fast.get(memo as usize).copied().unwrap_or(false) {
-            return false;
-        }
+        let memo = held as u32 & !BUFFERED;
         // SAFETY: `watch` points at tallies boxed in the state's open runs, which stay put
         // until `&mut self` (type invariant); only their atomics are read.
         if local.watch.iter().any(|&t| unsafe { &*t }.is_complete()) {
@@ -298,21 +298,6 @@ impl Recorder {
         }
         local.gets.push((memo, entity));
         true
-    }
-}
-
-/// The owner thread's record of which query states' look-ups may be buffered (see
-/// [`Recorder::buffer_query_get`]).
-pub(crate) struct LocalFast<'a>(&'a mut Vec<bool>);
-
-impl LocalFast<'_> {
-    /// Remembers whether a look-up through memo `memo`'s state that found the entity may be
-    /// buffered from now on.
-    pub(crate) fn set(&mut self, memo: usize, fast: bool) {
-        if self.0.len() <= memo {
-            self.0.resize(memo + 1, false);
-        }
-        self.0[memo] = fast;
     }
 }
 
@@ -418,9 +403,13 @@ impl State {
     pub(crate) fn memo(&mut self, slot: &AtomicU64) -> usize {
         let held = slot.load(Ordering::Relaxed);
         if (held >> 32) as u32 == self.recording {
-            return held as u32 as usize;
+            return (held as u32 & !BUFFERED) as usize;
         }
         let index = self.memos.len();
+        assert!(
+            index < BUFFERED as usize,
+            "more than 2^31 query states in one trace"
+        );
         self.memos.push(QueryMemo {
             shape: None,
             number: 0,
@@ -431,6 +420,17 @@ impl State {
             Ordering::Relaxed,
         );
         index
+    }
+
+    /// Marks the query state whose memo slot is `slot` (numbered in this recording) as one
+    /// whose look-ups that found the entity may be buffered (see
+    /// [`Recorder::buffer_query_get`]), or not.
+    pub(crate) fn set_buffered(&mut self, slot: &AtomicU64, buffered: bool) {
+        let held = slot.load(Ordering::Relaxed);
+        if (held >> 32) as u32 == self.recording {
+            let flag = if buffered { u64::from(BUFFERED) } else { 0 };
+            slot.store((held & !u64::from(BUFFERED)) | flag, Ordering::Relaxed);
+        }
     }
 
     /// The shape index the memo `memo` remembers, once one was built.
@@ -505,11 +505,15 @@ impl State {
             ordinals,
             ..
         } = self;
-        for &(memo, entity) in gets.iter() {
-            let ordinal = ordinal_in(ordinals, entity);
-            for get in memos[memo as usize].gets.as_deref().unwrap_or(&[]) {
-                ops.get(ordinal, get.component, get.write, true);
-            }
+        // Look-ups come in runs through one state (a system's loop): each run is written
+        // as one batch, its state's slots looked up once.
+        let mut slots: Vec<(u32, bool)> = Vec::new();
+        for run in gets.chunk_by(|a, b| a.0 == b.0) {
+            slots.clear();
+            let fetched = memos[run[0].0 as usize].gets.as_deref().unwrap_or(&[]);
+            slots.extend(fetched.iter().map(|get| (get.component, get.write)));
+            let entities = run.iter().map(|&(_, entity)| ordinal_in(ordinals, entity));
+            ops.found_gets(entities, &slots);
         }
         gets.clear();
     }

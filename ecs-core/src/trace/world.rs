@@ -229,7 +229,7 @@ pub(crate) fn trace_query_get<S: Storage>(
         return;
     };
     // One lock for every component it fetches.
-    recorder.with_local(|state, fast| {
+    recorder.with(|state| {
         let memo = state.memo(run.trace_memo());
         let slots = |state: &mut State| {
             descriptor
@@ -250,9 +250,8 @@ pub(crate) fn trace_query_get<S: Storage>(
         state.query_get(memo, entity, slots, |id| {
             world.storage().contains(entity, id)
         });
-        if let Some(fast) = fast {
-            fast.set(memo, state.memo_gets_required(memo));
-        }
+        let buffered = state.memo_gets_required(memo);
+        state.set_buffered(run.trace_memo(), buffered);
     });
 }
 
@@ -365,6 +364,8 @@ pub(crate) fn reshape<S: Storage>(world: WorldView<'_, S>, run: &ChangeRun) {
         recorder.with(|state| {
             let memo = state.memo(run.trace_memo());
             state.forget_memo_shape(memo);
+            // Its look-up slots are worked out again at its next look-up, through the lock.
+            state.set_buffered(run.trace_memo(), false);
         });
     }
 }
