@@ -505,8 +505,8 @@ pub struct BundleInfo {
     components: Box<[ComponentId]>,
     /// Whether one of the bundle's components, or one it requires, has a hook or an
     /// observer: kept by [`Bundles::refresh_reactions`] whenever the world's reactions
-    /// change, so an operation on a bundle that does not react skips the reacting path
-    /// with one load.
+    /// change, so an operation on a bundle that does not react leaves the reacting path
+    /// after a few loads.
     reacts: bool,
 }
 

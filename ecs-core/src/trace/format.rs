@@ -27,6 +27,7 @@
 
 use std::fmt;
 
+use super::recorder::GetSlot;
 use crate::component::StorageKind;
 use crate::storage::SlotRole;
 
@@ -981,27 +982,21 @@ impl OpWriter {
         batch.put(entity, component, kind);
         batch.end(self);
     }
-}
 
-impl OpWriter {
     /// Appends, for each ordinal `entities` yields, one [`Op::Get`] that found its
-    /// component per `(component, write)` of `slots`: the buffered look-ups of one query
-    /// state. The counters and the length live in locals for the whole batch (written
-    /// back once), so the byte stores through the buffer's pointer do not make the
-    /// compiler reload them for every op.
-    pub(crate) fn found_gets(
-        &mut self,
-        entities: impl Iterator<Item = u32>,
-        slots: &[(u32, bool)],
-    ) {
-        let kind = |write| if write { GET_MUT } else { GET };
+    /// component per slot of `slots`: the buffered look-ups of one query state. The
+    /// counters and the length live in locals for the whole batch (written back once), so
+    /// the byte stores through the buffer's pointer do not make the compiler reload them
+    /// for every op.
+    pub(crate) fn found_gets(&mut self, entities: impl Iterator<Item = u32>, slots: &[GetSlot]) {
+        let kind = |get: &GetSlot| if get.write { GET_MUT } else { GET };
         let mut batch = GetBatch::begin(self);
-        match *slots {
+        match slots {
             // The usual look-up fetches one component: no inner loop.
-            [(component, write)] => entities.for_each(|e| batch.put(e, component, kind(write))),
+            [get] => entities.for_each(|e| batch.put(e, get.component, kind(get))),
             _ => entities.for_each(|e| {
-                for &(component, write) in slots {
-                    batch.put(e, component, kind(write));
+                for get in slots {
+                    batch.put(e, get.component, kind(get));
                 }
             }),
         }

@@ -234,15 +234,10 @@ impl Recorder {
         }
     }
 
-    /// Runs `f` on the state through a shared reference (locked), if recording.
-    #[inline]
+    /// Runs `f` on the state through a shared reference (locked), if recording. On the
+    /// owner thread, the look-ups it buffered are written first, and the runs still open
+    /// are watched from its side afterwards.
     pub(crate) fn with(&self, f: impl FnOnce(&mut State)) {
-        self.with_local(f);
-    }
-
-    /// [`Recorder::with`]: the owner thread's buffered look-ups are written first, and the
-    /// runs still open are watched from the owner's side afterwards.
-    fn with_local(&self, f: impl FnOnce(&mut State)) {
         if !self.is_active() {
             return;
         }
@@ -507,13 +502,10 @@ impl State {
         } = self;
         // Look-ups come in runs through one state (a system's loop): each run is written
         // as one batch, its state's slots looked up once.
-        let mut slots: Vec<(u32, bool)> = Vec::new();
         for run in gets.chunk_by(|a, b| a.0 == b.0) {
-            slots.clear();
-            let fetched = memos[run[0].0 as usize].gets.as_deref().unwrap_or(&[]);
-            slots.extend(fetched.iter().map(|get| (get.component, get.write)));
+            let slots = memos[run[0].0 as usize].gets.as_deref().unwrap_or(&[]);
             let entities = run.iter().map(|&(_, entity)| ordinal_in(ordinals, entity));
-            ops.found_gets(entities, &slots);
+            ops.found_gets(entities, slots);
         }
         gets.clear();
     }
