@@ -656,7 +656,7 @@ impl<S: Storage> World<S> {
             // Resolving may have registered the world's first hooked type.
             self.sync_reactions();
         }
-        let reacting = (self.reacts() && self.bundle_reacts(bundle_id)).then(|| {
+        let reacting = (self.reacts() && self.bundles.bundle_reacts(bundle_id)).then(|| {
             let ids = self.bundles.components_of(bundle_id).to_vec();
             let held = self.before_store(entity, &ids);
             (ids, held)

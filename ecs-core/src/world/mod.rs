@@ -418,7 +418,7 @@ impl<S: Storage> World<S> {
             return false;
         }
         let id = self.bundles.info::<B>(&mut self.components).id();
-        self.bundle_reacts(id)
+        self.bundles.bundle_reacts(id)
     }
 
     /// Whether an operation on bundle `B` (spawn, insert, remove) takes its reacting path:
@@ -448,13 +448,6 @@ impl<S: Storage> World<S> {
             && !self.entities.has_reserved()
             && self.hook_commands.is_empty()
             && self.bundles.known_quiet::<B>()
-    }
-
-    /// Whether a component of bundle `id`, or one it requires, has a hook or an observer
-    /// (the bundle's flag, kept in step by [`World::sync_reactions`]).
-    #[inline]
-    pub(crate) fn bundle_reacts(&self, id: crate::bundle::BundleId) -> bool {
-        self.bundles.bundle_reacts(id)
     }
 
     /// Logs the tracked components of a just-stored bundle as added.
