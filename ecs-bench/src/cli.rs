@@ -69,6 +69,11 @@ enum Command {
     /// with `replay`.
     #[cfg(feature = "replay")]
     TraceWorkload(crate::replay::command::TraceWorkloadArgs),
+    /// Advise which storage each component of a traced program should use: predicted by
+    /// a cost model calibrated on this machine, then measured by replaying the candidates;
+    /// writes advice.md and advice.json.
+    #[cfg(feature = "replay")]
+    Advise(crate::advise::command::AdviseArgs),
 }
 
 #[derive(Args)]
@@ -199,6 +204,8 @@ pub fn main(suite: Suite) -> ExitCode {
         Command::Replay(args) => crate::replay::command::run_replay(args),
         #[cfg(feature = "replay")]
         Command::TraceWorkload(args) => crate::replay::command::run_trace_workload(suite, args),
+        #[cfg(feature = "replay")]
+        Command::Advise(args) => crate::advise::command::run_advise(args),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
@@ -210,7 +217,7 @@ pub fn main(suite: Suite) -> ExitCode {
     }
 }
 
-fn default_out_dir(name: &str) -> PathBuf {
+pub(crate) fn default_out_dir(name: &str) -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| {

@@ -17,6 +17,8 @@
 //! * With the `peers` feature, [`peers`] adds hecs, bevy_ecs, shipyard and specs as runners
 //!   of the community-standard workloads.
 
+#[cfg(feature = "replay")]
+pub mod advise;
 pub mod alloc_counter;
 pub mod backend;
 pub mod cli;

@@ -125,6 +125,12 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// The world's work: the sum of the frame times (a frame's ops are decoded before its
+    /// clock starts, so this leaves the reading of the trace out, which `total_ns` holds).
+    pub fn world_ns(&self) -> u64 {
+        self.frame_ns.iter().sum()
+    }
+
     /// Whether the replay did exactly what the program did.
     pub fn faithful(&self) -> bool {
         self.divergence_count == 0
@@ -144,11 +150,34 @@ pub fn replay(
     progress: &mut dyn FnMut(u64),
 ) -> Result<Outcome, String> {
     let kinds = target.kinds(trace)?;
+    replay_kinds(
+        trace,
+        target.backend,
+        &kinds,
+        &target.label(),
+        runs,
+        progress,
+    )
+}
+
+/// [`replay`] on `backend` with each trace component stored as `kinds` says, reported
+/// under `label`.
+///
+/// # Errors
+/// `kinds` of another length than the trace's components, a layout the allocator refuses.
+pub fn replay_kinds(
+    trace: &Trace,
+    backend: Backend,
+    kinds: &[StorageKind],
+    label: &str,
+    runs: usize,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Outcome, String> {
     let mut results = Vec::with_capacity(runs.max(1));
     for _ in 0..runs.max(1) {
-        results.push(target.backend.visit(Run {
+        results.push(backend.visit(Run {
             trace,
-            kinds: &kinds,
+            kinds,
             progress: &mut *progress,
         })?);
     }
@@ -159,8 +188,8 @@ pub fn replay(
     frames.sort_unstable();
     let pick = |q: f64| frames.get(((frames.len() as f64 - 1.0) * q).round() as usize);
     Ok(Outcome {
-        target: target.label(),
-        backend: target.backend.name().to_owned(),
+        target: label.to_owned(),
+        backend: backend.name().to_owned(),
         total_ns: median.total.as_nanos() as u64,
         frame_median_ns: pick(0.5).map_or(0, |d| d.as_nanos() as u64),
         frame_p99_ns: pick(0.99).map_or(0, |d| d.as_nanos() as u64),

@@ -1,0 +1,135 @@
+//! The `advise` command.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use ecs_core::trace::Trace;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::model::{self, CostModel};
+use super::{advise, output, Advice};
+use crate::cli::default_out_dir;
+
+/// `ecs-bench advise FILE`.
+#[derive(Args)]
+pub struct AdviseArgs {
+    /// The trace file (see `replay`).
+    pub file: PathBuf,
+    /// Exit with 1 when the declared layout's measured time is more than `--tolerance`
+    /// percent above the advised one's: a CI step that keeps a program's storage choice
+    /// right as it changes.
+    #[arg(long)]
+    pub check: bool,
+    /// Percent the declared layout may be slower than the advised one under `--check`.
+    #[arg(long, default_value_t = 10.0)]
+    pub tolerance: f64,
+    /// Replays per measured layout; the times are the median run's.
+    #[arg(long, default_value_t = 3)]
+    pub runs: usize,
+    /// Calibrate again even when this machine's prices are cached.
+    #[arg(long)]
+    pub recalibrate: bool,
+    /// Where the calibrated prices are cached (default:
+    /// target/ecs-bench/advise-calibration.json).
+    #[arg(long, value_name = "FILE")]
+    pub cache: Option<PathBuf>,
+    /// Output folder for advice.md and advice.json (default: target/ecs-bench/advise).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// No progress on stderr.
+    #[arg(long)]
+    pub no_progress: bool,
+}
+
+/// Advises on a trace file; false when `--check` fails or a replay diverged.
+///
+/// # Errors
+/// An unreadable or invalid trace, a failed calibration, an unwritable output folder.
+pub fn run_advise(args: AdviseArgs) -> Result<bool, String> {
+    let bytes =
+        std::fs::read(&args.file).map_err(|e| format!("reading {}: {e}", args.file.display()))?;
+    let trace = Trace::from_bytes(&bytes).map_err(|e| format!("{}: {e}", args.file.display()))?;
+    let bar = spinner(args.no_progress);
+    let cache = args
+        .cache
+        .clone()
+        .unwrap_or_else(|| model::cache_path(&default_out_dir("")));
+    bar.set_message("calibrating");
+    let (model, cached) = CostModel::load_or_calibrate(&cache, args.recalibrate, &mut |label| {
+        bar.set_message(format!("calibrating: {label}"));
+        bar.tick();
+    })?;
+    if !args.no_progress {
+        match cached {
+            true => bar.println(format!("prices: cached in {}", cache.display())),
+            false => bar.println(format!(
+                "prices: calibrated in {:.1} s, cached in {}",
+                model.seconds,
+                cache.display()
+            )),
+        }
+    }
+    let advice = advise(&trace, model, args.runs, &mut |label| {
+        bar.set_message(format!("replaying {label}"));
+        bar.tick();
+    })?;
+    bar.finish_and_clear();
+    let title = args.file.display().to_string();
+    let markdown = output::markdown(&advice, &title);
+    let out = args.out.unwrap_or_else(|| default_out_dir("advise"));
+    std::fs::create_dir_all(&out).map_err(|e| format!("creating {}: {e}", out.display()))?;
+    let write = |name: &str, text: &str| {
+        let path = out.join(name);
+        std::fs::write(&path, text).map_err(|e| format!("writing {}: {e}", path.display()))
+    };
+    write("advice.md", &markdown)?;
+    let json = serde_json::to_string_pretty(&advice).map_err(|e| e.to_string())?;
+    write("advice.json", &json)?;
+    println!("{markdown}");
+    eprintln!("wrote {}/advice.md and advice.json", out.display());
+    let faithful = advice.candidates.iter().all(|c| c.faithful);
+    if !faithful {
+        eprintln!("a replay diverged from the trace: its times do not show the program");
+    }
+    if !args.check {
+        return Ok(faithful);
+    }
+    let (passed, verdict) = check(&advice, args.tolerance);
+    eprintln!("{verdict}");
+    Ok(passed && faithful)
+}
+
+/// Whether the declared layout is within `tolerance` percent of the advised one
+/// (measured), and a line saying so.
+pub fn check(advice: &Advice, tolerance: f64) -> (bool, String) {
+    let (declared, advised) = (advice.declared(), advice.advised());
+    let ratio = declared.measured_ns as f64 / advised.measured_ns.max(1) as f64;
+    let over = (ratio - 1.0) * 100.0;
+    match over > tolerance {
+        true => (
+            false,
+            format!(
+                "check failed: the declared layout takes {ratio:.2}× the advised one's time \
+                 ({over:.1} % slower, more than the {tolerance} % allowed)"
+            ),
+        ),
+        false => (
+            true,
+            format!(
+                "check passed: the declared layout takes {ratio:.2}× the advised one's time \
+                 (within {tolerance} %)"
+            ),
+        ),
+    }
+}
+
+fn spinner(hidden: bool) -> ProgressBar {
+    if hidden {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new_spinner();
+    if let Ok(style) = ProgressStyle::with_template("{spinner} {msg}") {
+        bar.set_style(style);
+    }
+    bar
+}

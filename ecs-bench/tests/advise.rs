@@ -1,0 +1,276 @@
+//! The storage advisor: its profile of a hand-built trace, its calibration, its reading of
+//! a bad file and its `--check` verdicts.
+#![cfg(feature = "replay")]
+
+use std::path::{Path, PathBuf};
+
+use ecs_archetype::ArchetypeStorage;
+use ecs_bench::advise::command::{run_advise, AdviseArgs};
+use ecs_bench::advise::model::CostModel;
+use ecs_bench::advise::profile::{Bits, Profile, FEATURES};
+use ecs_core::component::StorageKind;
+use ecs_core::trace::{Trace, Traced};
+use ecs_core::{Component, Mutable, World};
+
+#[derive(Clone, Copy, Default)]
+struct Pos([f32; 3]);
+impl Component for Pos {
+    type Mutability = Mutable;
+}
+
+#[derive(Clone, Copy, Default)]
+struct Vel([f32; 3]);
+impl Component for Vel {
+    type Mutability = Mutable;
+}
+
+#[derive(Clone, Copy, Default)]
+struct Tag;
+impl Component for Tag {
+    type Mutability = Mutable;
+}
+
+/// 64 bytes: rows of four of these are costly to move.
+#[derive(Clone, Copy, Default)]
+struct Wide([u64; 8]);
+impl Component for Wide {
+    type Mutability = Mutable;
+}
+
+/// Declared sparse.
+#[derive(Clone, Copy, Default)]
+struct SparseTag;
+impl Component for SparseTag {
+    const STORAGE: StorageKind = StorageKind::Sparse;
+    type Mutability = Mutable;
+}
+
+type Recording = World<Traced<ArchetypeStorage>>;
+
+fn index(trace: &Trace, name: &str) -> u32 {
+    trace
+        .components()
+        .iter()
+        .position(|c| c.name == name)
+        .unwrap_or_else(|| panic!("no {name} in the trace")) as u32
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ecs-advise-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Every count of a hand-built trace, and the features two layouts make of them.
+#[test]
+fn the_profile_of_a_hand_built_trace_is_exact() {
+    let mut world = Recording::new();
+    world.start_trace().unwrap();
+    let es = world
+        .spawn_batch((0..3).map(|_| (Pos::default(), Vel::default())))
+        .to_vec();
+    world.insert(es[0], Tag).unwrap();
+    world.insert(es[0], Pos::default()).unwrap(); // a write in place, traced as a `get_mut`
+    world.remove::<Tag>(es[0]).unwrap();
+    world.despawn(es[1]).unwrap();
+    world.query::<(&mut Pos, &Vel)>().for_each(|_| {});
+    let _ = world.get::<Vel>(es[2]);
+    world.trace_frame();
+    let trace = world.finish_trace().unwrap();
+
+    let (p, v, t) = (
+        index(&trace, "Pos"),
+        index(&trace, "Vel"),
+        index(&trace, "Tag"),
+    );
+    let profile = Profile::of(&trace);
+    let set = |members: &[u32]| {
+        let bits = Bits::of(members.iter().copied());
+        profile.sets.iter().position(|s| *s == bits).unwrap() as u32
+    };
+    let (pv, pvt) = (set(&[p, v]), set(&[p, v, t]));
+    assert_eq!(
+        profile
+            .spawns
+            .iter()
+            .map(|(&k, &n)| (k, n))
+            .collect::<Vec<_>>(),
+        vec![(pv, 3)]
+    );
+    assert_eq!(
+        profile
+            .changes_of_set
+            .iter()
+            .map(|(&k, &n)| (k, n))
+            .collect::<Vec<_>>(),
+        vec![((pv, t, true), 1), ((pvt, t, false), 1)]
+    );
+    assert_eq!(
+        profile
+            .despawns
+            .iter()
+            .map(|(&k, &n)| (k, n))
+            .collect::<Vec<_>>(),
+        vec![(pv, 1)]
+    );
+    assert_eq!(profile.overwrites[p as usize], 0);
+    assert_eq!((profile.inserts, profile.removes), (1, 1));
+    assert_eq!((profile.frames_marked, profile.systems_marked), (1, 0));
+    assert_eq!((profile.gets[p as usize], profile.gets[v as usize]), (1, 1));
+    assert_eq!(profile.shapes.len(), 1);
+    let shape = &profile.shapes[0];
+    assert_eq!((shape.runs, shape.rows), (1, 2));
+    // `es[2]` holds what it was spawned with; `es[0]` had a `Tag` added and removed.
+    let churned_tag = profile
+        .churned
+        .iter()
+        .position(|c| *c == Bits::of([t]))
+        .unwrap() as u32;
+    let alive: Vec<_> = shape.alive.iter().map(|(&k, &n)| (k, n)).collect();
+    assert_eq!(alive, vec![((pv, 0), 1), ((pv, churned_tag), 1)]);
+    let present: Vec<_> = shape.present.iter().map(|(&k, &n)| (k, n)).collect();
+    assert_eq!(present, vec![(pv, 1)]);
+    assert_eq!(shape.fetched_bytes, 24);
+
+    let layout = |sparse: &[u32]| {
+        let mut out = vec![false; trace.components().len()];
+        sparse.iter().for_each(|&c| out[c as usize] = true);
+        profile.features(&out)
+    };
+    let tables = layout(&[]);
+    assert_eq!((tables.spawned, tables.despawned), (3.0, 1.0));
+    assert_eq!(tables.row_bytes, 4.0 * 24.0);
+    assert_eq!(
+        (tables.moves, tables.moved_columns, tables.moved_bytes),
+        (2.0, 5.0, 48.0)
+    );
+    assert_eq!((tables.sparse_adds, tables.sparse_removes), (0.0, 0.0));
+    assert_eq!((tables.runs, tables.tables, tables.rows), (1.0, 1.0, 2.0));
+    assert_eq!((tables.joins, tables.aligned_joins), (0.0, 0.0));
+    assert_eq!((tables.table_gets, tables.sparse_gets), (2.0, 0.0));
+    assert_eq!(tables.fetched_bytes, 48.0);
+
+    let tag_sparse = layout(&[t]);
+    assert_eq!(tag_sparse.moves, 0.0);
+    assert_eq!(
+        (tag_sparse.sparse_adds, tag_sparse.sparse_removes),
+        (1.0, 1.0)
+    );
+
+    let vel_sparse = layout(&[v]);
+    assert_eq!(vel_sparse.row_bytes, 4.0 * 12.0);
+    assert_eq!(
+        (vel_sparse.sparse_adds, vel_sparse.sparse_removes),
+        (3.0, 1.0)
+    );
+    assert_eq!((vel_sparse.moves, vel_sparse.moved_columns), (2.0, 3.0));
+    // The entity whose row moved (`Tag` is a table component here) has its `Vel` out of
+    // its row's order; the other's is in it.
+    assert_eq!((vel_sparse.joins, vel_sparse.aligned_joins), (1.0, 1.0));
+    // With `Tag` sparse too, no row ever moved: both in order.
+    let both_sparse = layout(&[v, t]);
+    assert_eq!((both_sparse.joins, both_sparse.aligned_joins), (0.0, 2.0));
+    assert_eq!((vel_sparse.table_gets, vel_sparse.sparse_gets), (1.0, 1.0));
+
+    // Both sparse: driven down one set, the other looked up.
+    let both = layout(&[p, v]);
+    assert_eq!((both.tables, both.rows), (0.0, 2.0));
+    assert_eq!(both.joins + both.aligned_joins, 2.0);
+}
+
+#[test]
+fn calibration_prices_are_positive_and_finite() {
+    let model = CostModel::calibrate(1_000, &mut |_| {}).unwrap();
+    assert_eq!(model.prices.len(), FEATURES);
+    assert!(
+        model.prices.iter().all(|p| p.is_finite() && *p > 0.0),
+        "{:?}",
+        model.prices
+    );
+    assert!(model.samples.iter().all(|s| s.measured_ns > 0.0));
+}
+
+fn args(file: &Path, cache: &Path, out: &Path, tolerance: f64) -> AdviseArgs {
+    AdviseArgs {
+        file: file.to_owned(),
+        check: true,
+        tolerance,
+        runs: 3,
+        recalibrate: false,
+        cache: Some(cache.to_owned()),
+        out: Some(out.to_owned()),
+        no_progress: true,
+    }
+}
+
+#[test]
+fn a_malformed_trace_is_the_readers_error() {
+    let dir = scratch("malformed");
+    let file = dir.join("bad.trace");
+    std::fs::write(&file, b"not a trace at all").unwrap();
+    let err = run_advise(args(&file, &dir.join("cache.json"), &dir, 10.0))
+        .map(|_| ())
+        .unwrap_err();
+    let reader = Trace::from_bytes(b"not a trace at all").unwrap_err();
+    assert_eq!(err, format!("{}: {reader}", file.display()));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Entities with wide table rows gain and lose a tag again and again.
+fn churn<T: Component + Default + Copy>() -> Trace {
+    let mut world = Recording::new();
+    world.start_trace().unwrap();
+    let es = world
+        .spawn_batch((0..500).map(|_| (Wide::default(), Pos::default(), Vel::default())))
+        .to_vec();
+    world.trace_frame();
+    for _ in 0..20 {
+        for &e in &es {
+            world.insert(e, T::default()).unwrap();
+        }
+        for &e in &es {
+            world.remove::<T>(e).unwrap();
+        }
+        // Iterated every frame: the wide components stay in tables.
+        world
+            .query::<(&mut Wide, &Pos, &Vel)>()
+            .for_each(|(w, p, v)| w.0[0] += (p.0[0] + v.0[0]) as u64);
+        world.trace_frame();
+    }
+    world.finish_trace().unwrap()
+}
+
+/// `--check` fails when the declared layout is measured slower than the advice allows,
+/// and passes when it is the advice (or within the tolerance).
+#[test]
+fn check_verdicts_follow_the_measured_layouts() {
+    let dir = scratch("check");
+    let cache = dir.join("cache.json");
+    let model = CostModel::calibrate(2_000, &mut |_| {}).unwrap();
+    std::fs::write(&cache, serde_json::to_string(&model).unwrap()).unwrap();
+
+    let tagged = dir.join("tagged.trace");
+    std::fs::write(&tagged, churn::<Tag>().to_bytes()).unwrap();
+    assert_eq!(
+        run_advise(args(&tagged, &cache, &dir, 10.0)),
+        Ok(false),
+        "a tag moved between tables on every add is advised sparse, and the check fails"
+    );
+    let advice = std::fs::read_to_string(dir.join("advice.md")).unwrap();
+    assert!(
+        advice.contains("#[component(storage = \"sparse\")] // on Tag"),
+        "{advice}"
+    );
+    assert_eq!(run_advise(args(&tagged, &cache, &dir, 10_000.0)), Ok(true));
+
+    let sparse = dir.join("sparse.trace");
+    std::fs::write(&sparse, churn::<SparseTag>().to_bytes()).unwrap();
+    assert_eq!(
+        run_advise(args(&sparse, &cache, &dir, 10.0)),
+        Ok(true),
+        "declared sparse already"
+    );
+    let advice = std::fs::read_to_string(dir.join("advice.md")).unwrap();
+    assert!(advice.contains("nothing to change"), "{advice}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
