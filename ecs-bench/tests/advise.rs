@@ -2,6 +2,7 @@
 //! a bad file and its `--check` verdicts.
 #![cfg(feature = "replay")]
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use ecs_archetype::ArchetypeStorage;
@@ -55,26 +56,36 @@ fn index(trace: &Trace, name: &str) -> u32 {
         .unwrap_or_else(|| panic!("no {name} in the trace")) as u32
 }
 
+fn pairs<K: Copy>(map: &BTreeMap<K, u64>) -> Vec<(K, u64)> {
+    map.iter().map(|(&k, &n)| (k, n)).collect()
+}
+
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("ecs-advise-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
 
-/// Every count of a hand-built trace, and the features two layouts make of them.
+/// Every count of a hand-built trace, and the features layouts make of them.
 #[test]
 fn the_profile_of_a_hand_built_trace_is_exact() {
     let mut world = Recording::new();
     world.start_trace().unwrap();
     let es = world
-        .spawn_batch((0..3).map(|_| (Pos::default(), Vel::default())))
+        .spawn_batch((0..5).map(|_| (Pos::default(), Vel::default())))
         .to_vec();
+    // Added against the spawn order: out of step.
+    world.insert(es[3], Tag).unwrap();
     world.insert(es[0], Tag).unwrap();
     world.insert(es[0], Pos::default()).unwrap(); // a write in place, traced as a `get_mut`
-    world.remove::<Tag>(es[0]).unwrap();
-    world.despawn(es[1]).unwrap();
+    world.remove::<Tag>(es[0]).unwrap(); // the last `Tag` value: nothing reordered
+    world.despawn(es[4]).unwrap(); // the last value of `Pos` and `Vel`: nothing reordered
     world.query::<(&mut Pos, &Vel)>().for_each(|_| {});
     let _ = world.get::<Vel>(es[2]);
+    // From the middle, and the last values (`es[3]`'s) are of another table: `Pos` and
+    // `Vel` reordered.
+    world.despawn(es[1]).unwrap();
+    world.query::<(&mut Pos, &Vel)>().for_each(|_| {});
     world.trace_frame();
     let trace = world.finish_trace().unwrap();
 
@@ -89,47 +100,44 @@ fn the_profile_of_a_hand_built_trace_is_exact() {
         profile.sets.iter().position(|s| *s == bits).unwrap() as u32
     };
     let (pv, pvt) = (set(&[p, v]), set(&[p, v, t]));
+    assert_eq!(pairs(&profile.spawns), vec![(pv, 5)]);
     assert_eq!(
-        profile
-            .spawns
-            .iter()
-            .map(|(&k, &n)| (k, n))
-            .collect::<Vec<_>>(),
-        vec![(pv, 3)]
+        pairs(&profile.changes_of_set),
+        vec![((pv, t, true), 2), ((pvt, t, false), 1)]
     );
-    assert_eq!(
-        profile
-            .changes_of_set
-            .iter()
-            .map(|(&k, &n)| (k, n))
-            .collect::<Vec<_>>(),
-        vec![((pv, t, true), 1), ((pvt, t, false), 1)]
-    );
-    assert_eq!(
-        profile
-            .despawns
-            .iter()
-            .map(|(&k, &n)| (k, n))
-            .collect::<Vec<_>>(),
-        vec![(pv, 1)]
-    );
+    assert_eq!(pairs(&profile.despawns), vec![(pv, 2)]);
     assert_eq!(profile.overwrites[p as usize], 0);
-    assert_eq!((profile.inserts, profile.removes), (1, 1));
+    assert_eq!((profile.inserts, profile.removes), (2, 1));
     assert_eq!((profile.frames_marked, profile.systems_marked), (1, 0));
     assert_eq!((profile.gets[p as usize], profile.gets[v as usize]), (1, 1));
     assert_eq!(profile.shapes.len(), 1);
     let shape = &profile.shapes[0];
-    assert_eq!((shape.runs, shape.rows), (1, 2));
-    // `es[2]` holds what it was spawned with; `es[0]` had a `Tag` added and removed.
-    let churned_tag = profile
-        .churned
-        .iter()
-        .position(|c| *c == Bits::of([t]))
-        .unwrap() as u32;
-    let alive: Vec<_> = shape.alive.iter().map(|(&k, &n)| (k, n)).collect();
-    assert_eq!(alive, vec![((pv, 0), 1), ((pv, churned_tag), 1)]);
-    let present: Vec<_> = shape.present.iter().map(|(&k, &n)| (k, n)).collect();
-    assert_eq!(present, vec![(pv, 1)]);
+    assert_eq!((shape.runs, shape.rows), (2, 7));
+    // Churned: `es[0]` and `es[3]` had a `Tag` added out of step (the one remove, alone,
+    // is in step); disordered: `Pos`, then `Pos` and `Vel`.
+    assert_eq!(
+        profile.churned,
+        vec![
+            Bits::default(),
+            Bits::of([t]),
+            Bits::of([p]),
+            Bits::of([p, v])
+        ]
+    );
+    // The first run: `es[1]` and `es[2]` untouched, `es[0]` and `es[3]` churned; the
+    // second, after `es[1]` left, with `Pos` and `Vel` disordered.
+    assert_eq!(
+        pairs(&shape.alive),
+        vec![
+            ((pv, 0, 0), 2),
+            ((pv, 0, 3), 1),
+            ((pv, 1, 0), 1),
+            ((pv, 1, 3), 1),
+            ((pvt, 1, 0), 1),
+            ((pvt, 1, 3), 1)
+        ]
+    );
+    assert_eq!(pairs(&shape.present), vec![(pv, 2), (pvt, 2)]);
     assert_eq!(shape.fetched_bytes, 24);
 
     let layout = |sparse: &[u32]| {
@@ -138,44 +146,49 @@ fn the_profile_of_a_hand_built_trace_is_exact() {
         profile.features(&out)
     };
     let tables = layout(&[]);
-    assert_eq!((tables.spawned, tables.despawned), (3.0, 1.0));
-    assert_eq!(tables.row_bytes, 4.0 * 24.0);
+    assert_eq!((tables.spawned, tables.despawned), (5.0, 2.0));
+    assert_eq!(tables.row_bytes, 7.0 * 24.0);
     assert_eq!(
         (tables.moves, tables.moved_columns, tables.moved_bytes),
-        (2.0, 5.0, 48.0)
+        (3.0, 7.0, 72.0)
     );
     assert_eq!((tables.sparse_adds, tables.sparse_removes), (0.0, 0.0));
-    assert_eq!((tables.runs, tables.tables, tables.rows), (1.0, 1.0, 2.0));
+    assert_eq!((tables.runs, tables.tables, tables.rows), (2.0, 4.0, 7.0));
     assert_eq!((tables.joins, tables.aligned_joins), (0.0, 0.0));
     assert_eq!((tables.table_gets, tables.sparse_gets), (2.0, 0.0));
-    assert_eq!(tables.fetched_bytes, 48.0);
+    assert_eq!(tables.fetched_bytes, 7.0 * 24.0);
 
     let tag_sparse = layout(&[t]);
     assert_eq!(tag_sparse.moves, 0.0);
     assert_eq!(
         (tag_sparse.sparse_adds, tag_sparse.sparse_removes),
-        (1.0, 1.0)
+        (2.0, 1.0)
+    );
+    assert_eq!(
+        tag_sparse.tables, 2.0,
+        "one table a run once the tag is not in it"
     );
 
     let vel_sparse = layout(&[v]);
-    assert_eq!(vel_sparse.row_bytes, 4.0 * 12.0);
+    assert_eq!(vel_sparse.row_bytes, 7.0 * 12.0);
     assert_eq!(
         (vel_sparse.sparse_adds, vel_sparse.sparse_removes),
-        (3.0, 1.0)
+        (5.0, 2.0)
     );
-    assert_eq!((vel_sparse.moves, vel_sparse.moved_columns), (2.0, 3.0));
-    // The entity whose row moved (`Tag` is a table component here) has its `Vel` out of
-    // its row's order; the other's is in it.
-    assert_eq!((vel_sparse.joins, vel_sparse.aligned_joins), (1.0, 1.0));
-    // With `Tag` sparse too, no row ever moved: both in order.
-    let both_sparse = layout(&[v, t]);
-    assert_eq!((both_sparse.joins, both_sparse.aligned_joins), (0.0, 2.0));
+    assert_eq!((vel_sparse.moves, vel_sparse.moved_columns), (3.0, 4.0));
+    // First run: the rows `Tag` moved out of step have their `Vel` out of order, the
+    // untouched ones in it; second run: all out of order (`Vel` reordered).
+    assert_eq!((vel_sparse.joins, vel_sparse.aligned_joins), (5.0, 2.0));
     assert_eq!((vel_sparse.table_gets, vel_sparse.sparse_gets), (1.0, 1.0));
+    // With `Tag` sparse too, no row moved: the first run all in order.
+    let vel_tag = layout(&[v, t]);
+    assert_eq!((vel_tag.joins, vel_tag.aligned_joins), (3.0, 4.0));
 
-    // Both sparse: driven down one set, the other looked up.
+    // Both fetched components sparse: driven down one set, the other looked up, in order
+    // until the despawn reordered them.
     let both = layout(&[p, v]);
-    assert_eq!((both.tables, both.rows), (0.0, 2.0));
-    assert_eq!(both.joins + both.aligned_joins, 2.0);
+    assert_eq!((both.tables, both.rows), (0.0, 7.0));
+    assert_eq!((both.joins, both.aligned_joins), (3.0, 4.0));
 }
 
 #[test]
@@ -195,6 +208,7 @@ fn args(file: &Path, cache: &Path, out: &Path, tolerance: f64) -> AdviseArgs {
         file: file.to_owned(),
         check: true,
         tolerance,
+        exhaustive: false,
         runs: 3,
         recalibrate: false,
         cache: Some(cache.to_owned()),

@@ -7,7 +7,7 @@ use ecs_core::trace::Trace;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::model::{self, CostModel};
-use super::{advise, output, Advice};
+use super::{accuracy, advise, output, Advice};
 use crate::cli::default_out_dir;
 
 /// `ecs-bench advise FILE`.
@@ -26,6 +26,11 @@ pub struct AdviseArgs {
     /// Replays per measured layout; the times are the median run's.
     #[arg(long, default_value_t = 3)]
     pub runs: usize,
+    /// Also replay every layout of the components the trace uses (at most 10 of them) and
+    /// report how far each prediction was from its measurement, and how the advised
+    /// layout's time compares with the fastest found.
+    #[arg(long)]
+    pub exhaustive: bool,
     /// Calibrate again even when this machine's prices are cached.
     #[arg(long)]
     pub recalibrate: bool,
@@ -69,10 +74,17 @@ pub fn run_advise(args: AdviseArgs) -> Result<bool, String> {
             )),
         }
     }
-    let advice = advise(&trace, model, args.runs, &mut |label| {
+    let mut advice = advise(&trace, model, args.runs, &mut |label| {
         bar.set_message(format!("replaying {label}"));
         bar.tick();
     })?;
+    if args.exhaustive {
+        let every = accuracy::every_layout(&trace, &advice.model, args.runs, &mut |label| {
+            bar.set_message(format!("replaying {label}"));
+            bar.tick();
+        })?;
+        advice.accuracy = Some(every);
+    }
     bar.finish_and_clear();
     let title = args.file.display().to_string();
     let markdown = output::markdown(&advice, &title);

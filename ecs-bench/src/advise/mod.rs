@@ -18,6 +18,7 @@
 //! joins a sparse component, look-ups of one value. What it cannot see is what a replay
 //! cannot either: the program's own work between world calls.
 
+pub mod accuracy;
 pub mod calibrate;
 pub mod command;
 pub mod model;
@@ -99,6 +100,8 @@ pub struct Advice {
     pub candidates: Vec<Candidate>,
     /// The model's prices.
     pub model: CostModel,
+    /// Every layout replayed, when asked for (`--exhaustive`).
+    pub accuracy: Option<accuracy::Accuracy>,
 }
 
 impl Advice {
@@ -220,12 +223,13 @@ pub fn advise(
         exhaustive: free.len() <= search::EXHAUSTIVE_UP_TO,
         candidates,
         model,
+        accuracy: None,
     })
 }
 
 /// Replays `layout` on `backend` and pairs the time with the model's prediction (on the
 /// hybrid backend).
-fn measure(
+pub(crate) fn measure(
     trace: &Trace,
     profile: &Profile,
     model: &CostModel,

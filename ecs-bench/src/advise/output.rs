@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use super::accuracy::Accuracy;
 use super::{Advice, Candidate};
 use crate::report::markdown::{format_count, format_time};
 
@@ -25,6 +26,9 @@ pub fn markdown(advice: &Advice, title: &str) -> String {
     components(&mut out, advice);
     layouts(&mut out, advice);
     apply(&mut out, advice);
+    if let Some(accuracy) = &advice.accuracy {
+        every_layout(&mut out, accuracy);
+    }
     prices(&mut out, advice);
     out
 }
@@ -138,6 +142,39 @@ fn apply(out: &mut String, advice: &Advice) {
         );
     }
     out.push_str("```\n\n");
+}
+
+fn every_layout(out: &mut String, accuracy: &Accuracy) {
+    let best = &accuracy.layouts[accuracy.fastest];
+    let ranked_first = &accuracy.layouts[accuracy.predicted_best];
+    let _ = writeln!(
+        out,
+        "## Every layout, measured\n\n{} layouts replayed. Prediction error (|predicted / \
+         measured − 1|): median {:.1} %, worst {:.1} %. The model's first choice ({}) \
+         measured {:.3}× the fastest layout found ({}).\n",
+        accuracy.layouts.len(),
+        accuracy.median_error * 100.0,
+        accuracy.worst_error * 100.0,
+        sparse_list(ranked_first),
+        accuracy.advised_over_fastest,
+        sparse_list(best),
+    );
+    out.push_str(
+        "| sparse components | predicted | measured | predicted / measured |\n|---|---|---|---|\n",
+    );
+    let mut order: Vec<&Candidate> = accuracy.layouts.iter().collect();
+    order.sort_by_key(|c| c.measured_ns);
+    for c in order {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            sparse_list(c),
+            c.predicted_ns.map_or("—".to_owned(), format_time),
+            format_time(c.measured_ns as f64),
+            c.accuracy().map_or("—".to_owned(), |a| format!("{a:.2}")),
+        );
+    }
+    out.push('\n');
 }
 
 fn prices(out: &mut String, advice: &Advice) {

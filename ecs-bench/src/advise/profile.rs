@@ -119,10 +119,12 @@ pub struct ShapeUse {
     pub runs: u64,
     /// Rows the program took.
     pub rows: u64,
-    /// For each held set (by index into [`Profile::sets`]) and churned set (by index into
-    /// [`Profile::churned`]): summed over the runs, how many live entities held the one
-    /// and had the other added or removed since their spawn when the run began.
-    pub alive: BTreeMap<(u32, u32), u64>,
+    /// For each held set (by index into [`Profile::sets`]), churned set and disordered set
+    /// (both by index into [`Profile::churned`]): summed over the runs, how many live
+    /// entities held the one and had the second added or removed out of step since their
+    /// spawn when the run began, while the third were the components whose values a
+    /// removal had reordered.
+    pub alive: BTreeMap<(u32, u32, u32), u64>,
     /// For each held set: in how many runs some entity held it.
     pub present: BTreeMap<u32, u64>,
 }
@@ -134,9 +136,12 @@ pub struct Profile {
     pub components: Vec<Component>,
     /// Every set of components some entity held, by index.
     pub sets: Vec<Bits>,
-    /// Every set of components some entity had added or removed since its spawn, by
-    /// index (0: none). Sparse values of an entity none of whose table components came or
-    /// went, and whose joined sparse components did not either, sit in its row's order.
+    /// Every set of components some entity had added or removed out of step since its
+    /// spawn, by index (0: none). A component added to (or taken from) entities in the
+    /// order they were spawned moves them in step: the rows it moves keep that order, as
+    /// do the sparse values of the entities. One added or taken in any other order
+    /// scatters them. Sparse values of an entity no table component of which, and no
+    /// joined sparse component of which, came or went out of step sit in its row's order.
     pub churned: Vec<Bits>,
     /// Ops in the trace.
     pub ops: u64,
@@ -178,6 +183,17 @@ struct Fold {
     held: Vec<(u32, u32)>,
     /// Live entities by held set and churned set (no zero counts).
     live: HashMap<(u32, u32), u64>,
+    /// The components whose adds (`true`) or removes (`false`) came out of step (see
+    /// [`Profile::churned`]).
+    scattering: HashSet<(u32, bool)>,
+    /// By component: the ordinals of the entities holding it, in the order a sparse set
+    /// of it would hold them (pushed at the end, swap-removed).
+    order: Vec<Vec<u32>>,
+    /// Each (component, ordinal)'s position in `order`.
+    at: HashMap<(u32, u32), u32>,
+    /// The components a removal reordered (a value other than the last one taken out, so
+    /// the last moved into its place) so far, and their index in [`Profile::churned`].
+    disordered: (Bits, u32),
 }
 
 const DEAD: u32 = u32::MAX;
@@ -217,6 +233,10 @@ impl Profile {
             churn_index: HashMap::new(),
             held: vec![(DEAD, 0)],
             live: HashMap::new(),
+            scattering: scattering(trace),
+            order: vec![Vec::new(); n],
+            at: HashMap::new(),
+            disordered: (Bits::default(), 0),
         };
         fold.intern_churn(Bits::default());
         let mut last = None;
@@ -313,7 +333,12 @@ impl Fold {
                 let id = self.intern(Bits::of(trace.sets()[set as usize].iter().copied()));
                 *self.profile.spawns.entry(id).or_default() += u64::from(count);
                 self.enter((id, 0), u64::from(count));
+                let first = self.held.len() as u32;
                 self.held.extend((0..count).map(|_| (id, 0)));
+                let members: Vec<u32> = self.profile.sets[id as usize].iter().collect();
+                for entity in first..first + count {
+                    members.iter().for_each(|&c| self.push_value(c, entity));
+                }
             }
             Op::Insert { entity, component } => self.insert(entity, &[component]),
             Op::InsertMany { entity, set } => {
@@ -335,13 +360,17 @@ impl Fold {
                     .or_default() += 1;
                 let mut to = self.profile.sets[from as usize].clone();
                 to.remove(component);
-                self.moved(entity, component, to);
+                self.moved(entity, (component, false), to);
             }
             Op::Despawn { entity } => {
                 if let Some(from) = self.held(entity) {
                     *self.profile.despawns.entry(from).or_default() += 1;
                     self.leave(self.held[entity as usize]);
                     self.held[entity as usize] = (DEAD, 0);
+                    let members: Vec<u32> = self.profile.sets[from as usize].iter().collect();
+                    members
+                        .iter()
+                        .for_each(|&c| self.take_value(c, entity, from));
                 }
             }
             Op::Clear => {
@@ -378,21 +407,59 @@ impl Fold {
                 .or_default() += 1;
             let mut to = self.profile.sets[from as usize].clone();
             to.insert(c);
-            from = self.moved(entity, c, to);
+            from = self.moved(entity, (c, true), to);
         }
     }
 
-    /// Moves `entity` to the held set `to`, `changed` added or removed.
-    fn moved(&mut self, entity: u32, changed: u32, to: Bits) -> u32 {
+    /// Moves `entity` to the held set `to`, `changed` added (`true`) or removed.
+    fn moved(&mut self, entity: u32, changed: (u32, bool), to: Bits) -> u32 {
         let to = self.intern(to);
         let (from, churn) = self.held[entity as usize];
-        let mut churned = self.profile.churned[churn as usize].clone();
-        churned.insert(changed);
-        let churned = self.intern_churn(churned);
+        let churned = match self.scattering.contains(&changed) {
+            true => {
+                let mut churned = self.profile.churned[churn as usize].clone();
+                churned.insert(changed.0);
+                self.intern_churn(churned)
+            }
+            false => churn,
+        };
         self.leave((from, churn));
         self.enter((to, churned), 1);
         self.held[entity as usize] = (to, churned);
+        match changed.1 {
+            true => self.push_value(changed.0, entity),
+            false => self.take_value(changed.0, entity, from),
+        }
         to
+    }
+
+    fn push_value(&mut self, c: u32, entity: u32) {
+        let order = &mut self.order[c as usize];
+        self.at.insert((c, entity), order.len() as u32);
+        order.push(entity);
+    }
+
+    /// Takes `entity`'s value of `c` out of `c`'s order; `held` is the set the entity held
+    /// (its table, whatever the layout).
+    fn take_value(&mut self, c: u32, entity: u32, held: u32) {
+        let Some(at) = self.at.remove(&(c, entity)) else {
+            return;
+        };
+        let order = &mut self.order[c as usize];
+        order.swap_remove(at as usize);
+        if let Some(&moved) = order.get(at as usize) {
+            self.at.insert((c, moved), at);
+            // A table swap-removes its rows too: when the value moved into the hole is of
+            // an entity of the same table, the table's last row moves into the same hole
+            // and the two stay in step (assuming the set's last value is the table's).
+            let parallel = self.held[moved as usize].0 == held;
+            if !parallel && !self.disordered.0.contains(c) {
+                let mut disordered = self.disordered.0.clone();
+                disordered.insert(c);
+                let id = self.intern_churn(disordered.clone());
+                self.disordered = (disordered, id);
+            }
+        }
     }
 
     fn query(&mut self, shape: u32, rows: u64) {
@@ -403,11 +470,12 @@ impl Fold {
         usage.rows += rows;
         let all = usage.required.is_empty();
         let mut present = HashSet::new();
+        let disorder = self.disordered.1;
         for (&(set, churn), &n) in &self.live {
             // Only a set holding one of the required components can be walked, whatever
             // the layout (a query requiring nothing walks every entity).
             if all || usage.required.meets(&self.profile.sets[set as usize]) {
-                *usage.alive.entry((set, churn)).or_default() += n;
+                *usage.alive.entry((set, churn, disorder)).or_default() += n;
                 present.insert(set);
             }
         }
@@ -415,6 +483,38 @@ impl Fold {
             *usage.present.entry(set).or_default() += 1;
         }
     }
+}
+
+/// The components added (`true`) or removed (`false`) out of step: more than one in 64 of
+/// their inserts (or removes) named an entity spawned before the one the previous named
+/// (a pass over the entities in spawn order goes back once, at its start).
+fn scattering(trace: &Trace) -> HashSet<(u32, bool)> {
+    // By (component, added): the last ordinal, the changes and the steps back.
+    let mut seen: HashMap<(u32, bool), (u32, u64, u64)> = HashMap::new();
+    let mut note = |key: (u32, bool), entity: u32| {
+        let entry = seen.entry(key).or_insert((0, 0, 0));
+        if entity < entry.0 {
+            entry.2 += 1;
+        }
+        entry.0 = entity;
+        entry.1 += 1;
+    };
+    for op in trace.ops() {
+        match op {
+            Op::Insert { entity, component } => note((component, true), entity),
+            Op::InsertMany { entity, set } => {
+                for &c in &trace.sets()[set as usize] {
+                    note((c, true), entity);
+                }
+            }
+            Op::Remove { entity, component } => note((component, false), entity),
+            _ => {}
+        }
+    }
+    seen.into_iter()
+        .filter(|(_, (_, changes, back))| back * 64 > *changes)
+        .map(|(key, _)| key)
+        .collect()
 }
 
 /// Counts of what a layout makes the storage do: the model's inputs (see
@@ -566,7 +666,7 @@ impl Features {
 }
 
 /// A held set and churned set a run walks, with its live entities summed over the runs.
-type Walked = ((u32, u32), u64);
+type Walked = ((u32, u32, u32), u64);
 
 /// One held set's numbers under a layout.
 #[derive(Clone, Copy, Default)]
@@ -669,6 +769,8 @@ impl Profile {
                 .chain(shape.optional.iter())
                 .filter(|&c| sparse[c as usize]),
         );
+        // Whether the sets a sparse-driven run reads hold different entities.
+        let mut out_of_step = false;
         // The entries walked, and how many components each walked row looks up.
         let (walked, joined): (Vec<Walked>, usize) =
             if in_tables.is_empty() && !sparse_required.is_empty() {
@@ -677,15 +779,26 @@ impl Profile {
                     shape
                         .alive
                         .iter()
-                        .filter(|(&(set, _), _)| self.sets[set as usize].contains(s))
+                        .filter(|(&(set, _, _), _)| self.sets[set as usize].contains(s))
                         .map(|(&key, &n)| (key, n))
                         .collect()
                 };
+                let population = |s: u32| holding(s).iter().map(|(_, n)| n).sum::<u64>();
                 let driver = sparse_required
                     .iter()
                     .map(|&s| holding(s))
                     .min_by_key(|sets| sets.iter().map(|(_, n)| n).sum::<u64>())
                     .unwrap_or_default();
+                // The sets are read in step only when they hold the same entities: a
+                // larger one holds others between them.
+                let size: u64 = driver.iter().map(|(_, n)| n).sum();
+                let same = shape
+                    .required
+                    .iter()
+                    .chain(shape.optional.iter())
+                    .filter(|&c| sparse[c as usize])
+                    .all(|c| population(c) == size);
+                out_of_step = !same;
                 (driver, sparse_required.len() - 1 + sparse_optional)
             } else {
                 // Walks every table holding the table part; looks the sparse part up per
@@ -695,12 +808,12 @@ impl Profile {
                     .for_each(|c| disturbing.insert(c));
                 let mut tables: HashMap<Bits, u64> = HashMap::new();
                 let mut walked = Vec::new();
-                for (&(set, churn), &n) in &shape.alive {
+                for (&(set, churn, disorder), &n) in &shape.alive {
                     let held = &self.sets[set as usize];
                     if !in_tables.is_subset(held) {
                         continue;
                     }
-                    walked.push(((set, churn), n));
+                    walked.push(((set, churn, disorder), n));
                     let table = Bits::of(held.iter().filter(|&c| !sparse[c as usize]));
                     let runs = shape.present.get(&set).copied().unwrap_or(0);
                     let entry = tables.entry(table).or_default();
@@ -714,9 +827,22 @@ impl Profile {
         // A run over more rows than the caches hold pays a miss per look-up out of order.
         let far = rows / shape.runs >= FAR_ROWS;
         let joined = joined as f64;
-        for ((_, churn), n) in walked {
+        let read_sparse = Bits::of(
+            shape
+                .required
+                .iter()
+                .chain(shape.optional.iter())
+                .filter(|&c| sparse[c as usize]),
+        );
+        for ((set, churn, disorder), n) in walked {
             let looked_up = n as f64 * joined;
-            let in_order = !self.churned[churn as usize].meets(&disturbing);
+            // In order only where every looked-up value is there (a row without one is a
+            // look-up that misses), no removal reordered a set read, and no move scattered
+            // the rows.
+            let in_order = !out_of_step
+                && read_sparse.is_subset(&self.sets[set as usize])
+                && !self.churned[disorder as usize].meets(&read_sparse)
+                && !self.churned[churn as usize].meets(&disturbing);
             match (in_order, far) {
                 (true, _) => f.aligned_joins += looked_up,
                 (false, true) => f.far_joins += looked_up,
