@@ -54,6 +54,15 @@ pub fn run_advise(args: AdviseArgs) -> Result<bool, String> {
     let bytes =
         std::fs::read(&args.file).map_err(|e| format!("reading {}: {e}", args.file.display()))?;
     let trace = Trace::from_bytes(&bytes).map_err(|e| format!("{}: {e}", args.file.display()))?;
+    if args.exhaustive {
+        let free = super::profile::Profile::of(&trace).touched().len();
+        if free > accuracy::EXHAUSTIVE_REPLAYS_UP_TO {
+            return Err(format!(
+                "--exhaustive replays every layout of at most {} components; the trace uses {free}",
+                accuracy::EXHAUSTIVE_REPLAYS_UP_TO
+            ));
+        }
+    }
     let bar = spinner(args.no_progress);
     let cache = args
         .cache

@@ -48,7 +48,8 @@ pub struct ComponentAdvice {
     /// The storage advised.
     pub advised: &'static str,
     /// Predicted time saved by the advised kind over the other one, the rest of the
-    /// advised layout unchanged (nanoseconds; negative never: the advice is the cheaper).
+    /// advised layout unchanged (nanoseconds; zero for a component the layout may not
+    /// move, and at most a rounding below zero for the cheapest layout scored).
     pub saving_ns: f64,
     /// Why, in one line.
     pub reason: String,

@@ -119,13 +119,15 @@ impl CostModel {
     }
 }
 
-/// Where the calibration is cached: `target/ecs-bench/advise-calibration.json`.
-pub fn cache_path(target: &Path) -> PathBuf {
-    target.join("advise-calibration.json")
+/// Where the calibration is cached in the bench's output folder `dir`
+/// (`target/ecs-bench/advise-calibration.json`).
+pub fn cache_path(dir: &Path) -> PathBuf {
+    dir.join("advise-calibration.json")
 }
 
-/// This machine, as far as prices go: its processor, how many threads it runs, the
-/// version of this crate and whether it was built with optimisations.
+/// This machine and build, as far as prices go: its processor, how many threads it runs,
+/// whether the build is optimised, and the running program's file and when it was built
+/// (so prices measured by one build of the storages are not taken for another's).
 pub fn machine() -> String {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
@@ -143,14 +145,30 @@ pub fn machine() -> String {
     } else {
         ""
     };
+    let binary = std::env::current_exe()
+        .ok()
+        .and_then(|exe| {
+            let built = std::fs::metadata(&exe).ok()?.modified().ok()?;
+            let secs = built.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs();
+            Some(format!(", {} built at {secs}", exe.display()))
+        })
+        .unwrap_or_default();
     format!(
-        "{cpu}, {threads} threads, ecs-bench {}{build}",
+        "{cpu}, {threads} threads, ecs-bench {}{build}{binary}",
         env!("CARGO_PKG_VERSION")
     )
 }
 
-/// Non-negative least squares by cyclic coordinate descent, on relative errors.
+/// The fitted prices, each at least [`FLOOR_NS`].
 fn fit_prices(samples: &[Sample]) -> Vec<f64> {
+    non_negative_fit(samples)
+        .into_iter()
+        .map(|p| p.max(FLOOR_NS))
+        .collect()
+}
+
+/// Non-negative least squares by cyclic coordinate descent, on relative errors.
+fn non_negative_fit(samples: &[Sample]) -> Vec<f64> {
     let rows: Vec<(&[f64], f64, f64)> = samples
         .iter()
         .filter(|s| s.measured_ns > 0.0 && s.features.len() == FEATURES)
@@ -192,7 +210,7 @@ fn fit_prices(samples: &[Sample]) -> Vec<f64> {
             break;
         }
     }
-    prices.into_iter().map(|p| p.max(FLOOR_NS)).collect()
+    prices
 }
 
 #[cfg(test)]
@@ -231,20 +249,23 @@ mod tests {
         }
     }
 
-    /// A feature that only lowers the time is priced at the floor, never below zero.
+    /// A count that only lowers the time is fitted at zero (kept at the floor), never
+    /// below: the fit is constrained, not clamped after.
     #[test]
     fn no_price_is_negative() {
-        let mut samples = Vec::new();
-        for k in 1..=4 {
-            let mut f = [0.0; FEATURES];
-            f[0] = 100.0 * k as f64;
-            f[1] = 50.0 * k as f64;
-            samples.push(sample(f, 100.0 * k as f64 - 10.0 * k as f64));
-        }
-        let prices = fit_prices(&samples);
-        assert!(
-            prices.iter().all(|p| *p >= FLOOR_NS && p.is_finite()),
-            "{prices:?}"
-        );
+        // The more of the second count, the less time: unconstrained, its price would be
+        // negative.
+        let samples: Vec<Sample> = (1..=4)
+            .map(|k| {
+                let mut f = [0.0; FEATURES];
+                f[0] = 100.0;
+                f[1] = 10.0 * k as f64;
+                sample(f, 100.0 - k as f64)
+            })
+            .collect();
+        let raw = non_negative_fit(&samples);
+        assert_eq!(raw[1], 0.0, "{raw:?}");
+        assert!(raw[0] > 0.9 && raw[0] < 1.0, "{raw:?}");
+        assert_eq!(fit_prices(&samples)[1], FLOOR_NS);
     }
 }

@@ -160,8 +160,6 @@ pub struct Profile {
     pub shapes: Vec<ShapeUse>,
     /// Look-ups of one value, by component.
     pub gets: Vec<u64>,
-    /// Change marks, by component.
-    pub marks: Vec<u64>,
     /// Frame marks.
     pub frames_marked: u64,
     /// System marks (the system a schedule entered).
@@ -223,7 +221,6 @@ impl Profile {
             frames: trace.frames(),
             overwrites: vec![0; n],
             gets: vec![0; n],
-            marks: vec![0; n],
             shapes,
             ..Profile::default()
         };
@@ -251,7 +248,7 @@ impl Profile {
         fold.profile
     }
 
-    /// The names of the components a layout may move that the trace uses.
+    /// The components (by index) a layout may move that the trace uses.
     pub fn touched(&self) -> Vec<u32> {
         let mut used = vec![false; self.components.len()];
         for set in &self.sets {
@@ -373,17 +370,16 @@ impl Fold {
                         .for_each(|&c| self.take_value(c, entity, from));
                 }
             }
-            Op::Clear => {
-                for entity in 0..self.held.len() as u32 {
-                    self.op(trace, Op::Despawn { entity });
-                }
-            }
+            Op::Clear => self.clear(),
             Op::Query { shape, rows, .. } => self.query(shape, rows),
             Op::Get { component, .. } => self.profile.gets[component as usize] += 1,
-            Op::Changed { component, .. } => self.profile.marks[component as usize] += 1,
+            // Priced with the writes that made them (the model has no count of its own
+            // for change marks).
+            Op::Changed { .. } => {}
             Op::Frame => self.profile.frames_marked += 1,
             Op::System(_) => self.profile.systems_marked += 1,
-            Op::Align { .. } => {}
+            // The set sorted into its tables' order: read in order again.
+            Op::Align { component } => self.in_order_again(component),
         }
     }
 
@@ -433,6 +429,32 @@ impl Fold {
         to
     }
 
+    /// Every entity despawned at once: counted as despawns, the sets emptied (nothing
+    /// reordered: no set is left to read out of order).
+    fn clear(&mut self) {
+        for entity in 0..self.held.len() {
+            let (set, _) = self.held[entity];
+            if set != DEAD {
+                *self.profile.despawns.entry(set).or_default() += 1;
+                self.held[entity] = (DEAD, 0);
+            }
+        }
+        self.live.clear();
+        self.order.iter_mut().for_each(Vec::clear);
+        self.at.clear();
+        self.disordered = (Bits::default(), 0);
+    }
+
+    /// Takes `c` out of the disordered components (its set was sorted, or emptied).
+    fn in_order_again(&mut self, c: u32) {
+        if self.disordered.0.contains(c) {
+            let mut disordered = self.disordered.0.clone();
+            disordered.remove(c);
+            let id = self.intern_churn(disordered.clone());
+            self.disordered = (disordered, id);
+        }
+    }
+
     fn push_value(&mut self, c: u32, entity: u32) {
         let order = &mut self.order[c as usize];
         self.at.insert((c, entity), order.len() as u32);
@@ -447,6 +469,9 @@ impl Fold {
         };
         let order = &mut self.order[c as usize];
         order.swap_remove(at as usize);
+        if order.is_empty() {
+            return self.in_order_again(c);
+        }
         if let Some(&moved) = order.get(at as usize) {
             self.at.insert((c, moved), at);
             // A table swap-removes its rows too: when the value moved into the hole is of
@@ -467,7 +492,7 @@ impl Fold {
             return;
         };
         usage.runs += 1;
-        usage.rows += rows;
+        usage.rows = usage.rows.saturating_add(rows);
         let all = usage.required.is_empty();
         let mut present = HashSet::new();
         let disorder = self.disordered.1;
@@ -486,18 +511,29 @@ impl Fold {
 }
 
 /// The components added (`true`) or removed (`false`) out of step: more than one in 64 of
-/// their inserts (or removes) named an entity spawned before the one the previous named
-/// (a pass over the entities in spawn order goes back once, at its start).
+/// their inserts (or removes) named an entity spawned before the one the previous named,
+/// other than a return to the start of a new pass over the entities (one no later than
+/// the first of the pass before).
 fn scattering(trace: &Trace) -> HashSet<(u32, bool)> {
-    // By (component, added): the last ordinal, the changes and the steps back.
-    let mut seen: HashMap<(u32, bool), (u32, u64, u64)> = HashMap::new();
+    /// One (component, added)'s changes: the first ordinal of the current pass, the last
+    /// ordinal, the changes and the steps back.
+    #[derive(Default)]
+    struct Steps {
+        first: u32,
+        last: u32,
+        changes: u64,
+        back: u64,
+    }
+    let mut seen: HashMap<(u32, bool), Steps> = HashMap::new();
     let mut note = |key: (u32, bool), entity: u32| {
-        let entry = seen.entry(key).or_insert((0, 0, 0));
-        if entity < entry.0 {
-            entry.2 += 1;
+        let steps = seen.entry(key).or_default();
+        if steps.changes == 0 || entity <= steps.first {
+            steps.first = entity;
+        } else if entity < steps.last {
+            steps.back += 1;
         }
-        entry.0 = entity;
-        entry.1 += 1;
+        steps.last = entity;
+        steps.changes += 1;
     };
     for op in trace.ops() {
         match op {
@@ -512,7 +548,7 @@ fn scattering(trace: &Trace) -> HashSet<(u32, bool)> {
         }
     }
     seen.into_iter()
-        .filter(|(_, (_, changes, back))| back * 64 > *changes)
+        .filter(|(_, steps)| steps.back * 64 > steps.changes)
         .map(|(key, _)| key)
         .collect()
 }
