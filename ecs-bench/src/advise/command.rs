@@ -126,7 +126,8 @@ pub fn check(advice: &Advice, tolerance: f64) -> (bool, String) {
     let (declared, advised) = (advice.declared(), advice.advised());
     let ratio = declared.measured_ns as f64 / advised.measured_ns.max(1) as f64;
     let over = (ratio - 1.0) * 100.0;
-    match over > tolerance {
+    // Compared as ratios, so a layout exactly at the tolerance passes.
+    match ratio > 1.0 + tolerance / 100.0 {
         true => (
             false,
             format!(
@@ -153,4 +154,51 @@ fn spinner(hidden: bool) -> ProgressBar {
         bar.set_style(style);
     }
     bar
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::advise::profile::Features;
+    use crate::advise::Candidate;
+
+    fn advice(declared_ns: u64, advised_ns: u64) -> Advice {
+        let candidate = |role: &str, measured_ns| Candidate {
+            role: role.to_owned(),
+            backend: "hybrid".into(),
+            sparse: Vec::new(),
+            features: Features::default(),
+            predicted_ns: Some(1.0),
+            measured_ns,
+            faithful: true,
+        };
+        Advice {
+            ops: 0,
+            frames: 0,
+            components: Vec::new(),
+            layouts_scored: 1,
+            exhaustive: true,
+            candidates: vec![
+                candidate("declared", declared_ns),
+                candidate("advised", advised_ns),
+            ],
+            model: CostModel::fit(Vec::new(), 0.0),
+            accuracy: None,
+        }
+    }
+
+    /// The verdict compares the measured times against the tolerance, at its edge too.
+    #[test]
+    fn check_fails_past_the_tolerance_only() {
+        assert!(!check(&advice(1_200, 1_000), 10.0).0, "20 % slower");
+        assert!(check(&advice(1_100, 1_000), 10.0).0, "exactly 10 % slower");
+        assert!(check(&advice(1_050, 1_000), 10.0).0);
+        assert!(
+            check(&advice(900, 1_000), 10.0).0,
+            "the declared one faster"
+        );
+        assert!(check(&advice(1_200, 1_000), 25.0).0);
+        let (_, line) = check(&advice(1_200, 1_000), 10.0);
+        assert!(line.contains("1.20×") && line.contains("20.0 %"), "{line}");
+    }
 }
