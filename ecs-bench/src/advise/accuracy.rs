@@ -50,11 +50,7 @@ pub fn every_layout(
             free.len()
         ));
     }
-    let declared: Vec<bool> = profile
-        .components
-        .iter()
-        .map(|c| c.declared == ecs_core::component::StorageKind::Sparse)
-        .collect();
+    let declared = profile.declared();
     let mut layouts = Vec::with_capacity(1 << free.len());
     for mask in 0u32..1 << free.len() {
         let mut layout = declared.clone();

@@ -12,6 +12,7 @@ use ecs_core::component::StorageKind;
 use ecs_core::trace::{Trace, Traced};
 use ecs_core::{Component, Entity, Mutable, Schedule, World};
 
+use super::kinds_of;
 use super::profile::{Features, Profile};
 use crate::backend::Backend;
 use crate::replay::replay_kinds;
@@ -101,6 +102,15 @@ fn ab(world: &mut Recording, n: usize) -> Vec<Entity> {
         .to_vec()
 }
 
+/// `passes` runs of the join of `A16` and `B16`.
+fn join_passes(world: &mut Recording, passes: usize) {
+    for _ in 0..passes {
+        world
+            .query::<(&mut A16, &B16)>()
+            .for_each(|(a, b)| a.0[0] += b.0[0]);
+    }
+}
+
 /// `n` entities given an `A16`, then a `B16` each in a scattered order, so that a sparse
 /// set's order is not the table's.
 fn scattered(world: &mut Recording, n: usize) -> Vec<Entity> {
@@ -176,23 +186,13 @@ pub fn programs() -> Vec<Program> {
         Program {
             name: "iterate a join",
             setup: ab,
-            body: |w, _, _| {
-                for _ in 0..20 {
-                    w.query::<(&mut A16, &B16)>()
-                        .for_each(|(a, b)| a.0[0] += b.0[0]);
-                }
-            },
+            body: |w, _, _| join_passes(w, 20),
             layouts: &[ALL_TABLES, &["B16"], &["A16", "B16"]],
         },
         Program {
             name: "iterate a join out of order",
             setup: scattered,
-            body: |w, _, _| {
-                for _ in 0..20 {
-                    w.query::<(&mut A16, &B16)>()
-                        .for_each(|(a, b)| a.0[0] += b.0[0]);
-                }
-            },
+            body: |w, _, _| join_passes(w, 20),
             layouts: &[ALL_TABLES, &["B16"], &["A16", "B16"]],
         },
         Program {
@@ -338,18 +338,8 @@ pub fn measure(
         let setup_profile = Profile::of(&setup);
         let whole_profile = Profile::of(&whole);
         for sparse in program.layouts {
-            let is_sparse: Vec<bool> = whole
-                .components()
-                .iter()
-                .map(|c| sparse.contains(&c.name.as_str()))
-                .collect();
-            let kinds: Vec<StorageKind> = is_sparse
-                .iter()
-                .map(|&s| match s {
-                    true => StorageKind::Sparse,
-                    false => StorageKind::Table,
-                })
-                .collect();
+            let is_sparse = named_sparse(&whole, sparse);
+            let kinds = kinds_of(&is_sparse);
             let label = format!("{} ({})", program.name, sparse.join(","));
             let outcome = replay_kinds(&whole, Backend::Hybrid, &kinds, &label, runs, &mut |_| {})?;
             if !outcome.faithful() {
@@ -361,14 +351,9 @@ pub fn measure(
             // The set-up is frame 0; the body is every frame after it (decoding left out,
             // as in the advisor's measurements).
             let measured_ns = outcome.frame_ns.iter().skip(1).sum::<u64>() as f64;
-            let setup_sparse: Vec<bool> = setup
-                .components()
-                .iter()
-                .map(|c| sparse.contains(&c.name.as_str()))
-                .collect();
             let body = difference(
                 whole_profile.features(&is_sparse),
-                setup_profile.features(&setup_sparse),
+                setup_profile.features(&named_sparse(&setup, sparse)),
             );
             samples.push(Sample {
                 program: program.name.to_owned(),
@@ -380,6 +365,15 @@ pub fn measure(
         }
     }
     Ok(samples)
+}
+
+/// Whether each of `trace`'s components is one of the `sparse` names.
+fn named_sparse(trace: &Trace, sparse: &[&str]) -> Vec<bool> {
+    trace
+        .components()
+        .iter()
+        .map(|c| sparse.contains(&c.name.as_str()))
+        .collect()
 }
 
 fn difference(whole: Features, setup: Features) -> Features {

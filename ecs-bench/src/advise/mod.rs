@@ -122,6 +122,17 @@ impl Advice {
     }
 }
 
+/// Each component's storage kind for a layout (`layout[c]`: whether `c` is sparse).
+pub(crate) fn kinds_of(layout: &[bool]) -> Vec<StorageKind> {
+    layout
+        .iter()
+        .map(|&sparse| match sparse {
+            true => StorageKind::Sparse,
+            false => StorageKind::Table,
+        })
+        .collect()
+}
+
 fn kind_name(sparse: bool) -> &'static str {
     match sparse {
         true => "sparse",
@@ -141,11 +152,7 @@ pub fn advise(
     progress: &mut dyn FnMut(&str),
 ) -> Result<Advice, String> {
     let profile = Profile::of(trace);
-    let declared: Vec<bool> = profile
-        .components
-        .iter()
-        .map(|c| c.declared == StorageKind::Sparse)
-        .collect();
+    let declared = profile.declared();
     let free = profile.touched();
     let cost = |layout: &[bool]| model.predict(&profile.features(layout));
     let scored = search::search(&free, &declared, &cost);
@@ -239,14 +246,8 @@ pub(crate) fn measure(
     layout: &[bool],
     runs: usize,
 ) -> Result<Candidate, String> {
-    let kinds: Vec<StorageKind> = layout
-        .iter()
-        .map(|&s| match s {
-            true => StorageKind::Sparse,
-            false => StorageKind::Table,
-        })
-        .collect();
-    let outcome: Outcome = replay_kinds(trace, backend, &kinds, &role, runs, &mut |_| {})?;
+    let outcome: Outcome =
+        replay_kinds(trace, backend, &kinds_of(layout), &role, runs, &mut |_| {})?;
     Ok(Candidate {
         role,
         backend: backend.name().to_owned(),

@@ -129,16 +129,11 @@ pub fn cache_path(dir: &Path) -> PathBuf {
 /// whether the build is optimised, and the running program's file and when it was built
 /// (so prices measured by one build of the storages are not taken for another's).
 pub fn machine() -> String {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|text| {
-            text.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|m| m.trim().to_owned())
-        })
-        .unwrap_or_else(|| std::env::consts::ARCH.to_owned());
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let crate::report::model::Machine {
+        cpu,
+        logical_cores: threads,
+        ..
+    } = crate::report::model::Machine::current();
     // A debug build's prices are not a release build's.
     let build = if cfg!(debug_assertions) {
         ", debug build"

@@ -248,6 +248,14 @@ impl Profile {
         fold.profile
     }
 
+    /// Each component's declared kind: sparse (`true`) or table.
+    pub fn declared(&self) -> Vec<bool> {
+        self.components
+            .iter()
+            .map(|c| c.declared == StorageKind::Sparse)
+            .collect()
+    }
+
     /// The components (by index) a layout may move that the trace uses.
     pub fn touched(&self) -> Vec<u32> {
         let mut used = vec![false; self.components.len()];
@@ -347,17 +355,9 @@ impl Fold {
                     return;
                 };
                 self.profile.removes += 1;
-                if !self.profile.sets[from as usize].contains(component) {
-                    return;
+                if self.profile.sets[from as usize].contains(component) {
+                    self.change(entity, from, (component, false));
                 }
-                *self
-                    .profile
-                    .changes_of_set
-                    .entry((from, component, false))
-                    .or_default() += 1;
-                let mut to = self.profile.sets[from as usize].clone();
-                to.remove(component);
-                self.moved(entity, (component, false), to);
             }
             Op::Despawn { entity } => {
                 if let Some(from) = self.held(entity) {
@@ -396,15 +396,24 @@ impl Fold {
                 self.profile.overwrites[c as usize] += 1;
                 continue;
             }
-            *self
-                .profile
-                .changes_of_set
-                .entry((from, c, true))
-                .or_default() += 1;
-            let mut to = self.profile.sets[from as usize].clone();
-            to.insert(c);
-            from = self.moved(entity, (c, true), to);
+            from = self.change(entity, from, (c, true));
         }
+    }
+
+    /// Counts `changed` added (`true`) to or removed from `entity`, which holds `from`,
+    /// and moves it to the set it holds after; answers that set.
+    fn change(&mut self, entity: u32, from: u32, changed: (u32, bool)) -> u32 {
+        *self
+            .profile
+            .changes_of_set
+            .entry((from, changed.0, changed.1))
+            .or_default() += 1;
+        let mut to = self.profile.sets[from as usize].clone();
+        match changed.1 {
+            true => to.insert(changed.0),
+            false => to.remove(changed.0),
+        }
+        self.moved(entity, changed, to)
     }
 
     /// Moves `entity` to the held set `to`, `changed` added (`true`) or removed.
