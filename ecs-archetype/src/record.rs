@@ -64,6 +64,13 @@ pub struct Records {
 }
 
 impl Records {
+    /// The entity indices with a slot, vacant or not: at least the number of entities
+    /// with a row.
+    #[inline]
+    pub fn slots(&self) -> usize {
+        self.slots.len()
+    }
+
     /// The record at entity index `index`, `None` if vacant.
     #[inline]
     pub fn get(&self, index: usize) -> Option<Record> {

@@ -1,12 +1,18 @@
 //! [`HybridChunk`] and [`HybridChunks`]: the runs of rows a hybrid query walks (a table's,
-//! with sparse slots looked up or walked in step; or the sparse half's).
+//! with sparse slots looked up or walked in step; runs of a table's rows found through a
+//! small sparse set; or the sparse half's).
 
 use ecs_core::component::StorageKind;
 use ecs_core::entity::Entity;
 use ecs_core::storage::{ColumnAccess, FoldChunk, QueryChunk, QueryDescriptor};
 use ecs_sparse::{SparseChunk, SparseChunks, SparseSet, SparseStorage};
 
+use std::ptr::NonNull;
+
 use ecs_archetype::chunk::{ArchetypeChunk, ArchetypeChunks};
+use ecs_archetype::query_cache::ABSENT;
+use ecs_archetype::record::Records;
+use ecs_archetype::table::{Table, TableId};
 
 use crate::query_cache::{HybridQueryCache, NOT_ALIGNED};
 
@@ -30,6 +36,29 @@ pub enum HybridChunk<'a> {
         /// `structure`).
         memo: bool,
     },
+    /// Consecutive rows of one table (or a run of rowless entities), found by walking the
+    /// query's smallest required sparse set (see [`HybridChunks::Driven`]).
+    Run {
+        /// The rows' table (the empty set's for rowless entities).
+        table: &'a Table,
+        /// The table's position among the plan's matched tables (its column list is
+        /// `plan.tables.columns(matched)`).
+        matched: u32,
+        /// The first row.
+        start: u32,
+        /// The rows' entities.
+        entities: &'a [Entity],
+        /// The slot of the set the run was found through.
+        driver: u32,
+        /// That set's value of `entities[0]`, the first of `entities.len()` consecutive ones.
+        driven: NonNull<u8>,
+        /// Where other sparse slots are looked up.
+        sparse: &'a SparseStorage,
+        /// The query's descriptor.
+        descriptor: &'a QueryDescriptor,
+        /// The query's plan.
+        plan: &'a HybridQueryCache,
+    },
     /// A query over sparse components only, answered by the sparse half.
     Sparse(SparseChunk<'a>),
 }
@@ -41,6 +70,7 @@ impl<'a> QueryChunk<'a> for HybridChunk<'a> {
     fn entities(&self) -> &'a [Entity] {
         match self {
             HybridChunk::Tables(chunk) | HybridChunk::Table { chunk, .. } => chunk.entities(),
+            HybridChunk::Run { entities, .. } => entities,
             HybridChunk::Sparse(chunk) => chunk.entities(),
         }
     }
@@ -120,6 +150,37 @@ impl<'a> HybridChunk<'a> {
                     None => ColumnAccess::Sparse(set),
                 }
             }
+            HybridChunk::Run {
+                table,
+                matched,
+                start,
+                entities,
+                driver,
+                driven,
+                sparse,
+                descriptor,
+                plan,
+            } => match plan.kinds[slot] {
+                StorageKind::Table => match plan.tables.columns(*matched as usize)[slot] {
+                    ABSENT => ColumnAccess::Absent,
+                    // SAFETY: an entry of the cache's column list other than ABSENT is one of
+                    // `table`'s columns, and `start` is one of its rows (the run's
+                    // invariant, `Driven::next`), so the offset stays in the column.
+                    column => ColumnAccess::Dense(unsafe {
+                        table
+                            .column_unchecked(column as usize)
+                            .get_unchecked(*start as usize)
+                    }),
+                },
+                _ if slot == *driver as usize => ColumnAccess::Dense(*driven),
+                _ => match sparse.set(descriptor.slots()[slot].component) {
+                    None => ColumnAccess::Absent,
+                    Some(set) => match set.aligned_with(entities) {
+                        Some(run) => ColumnAccess::Dense(run),
+                        None => ColumnAccess::Sparse(set),
+                    },
+                },
+            },
             HybridChunk::Sparse(chunk) => chunk.column(slot),
             HybridChunk::Tables(_) => unreachable!("answered inline by `column`"),
         }
@@ -143,8 +204,102 @@ pub enum HybridChunks<'a> {
         /// Whether the plan's alignment memo is current.
         memo: bool,
     },
+    /// Walking the query's smallest required sparse set, for a query whose set is much
+    /// smaller than the tables it would walk: each entity's record gives its table and
+    /// row, and entities at consecutive rows of one matched table make one run.
+    Driven(Driven<'a>),
     /// Driven by the sparse half.
     Sparse(SparseChunks<'a>),
+}
+
+/// The walk of [`HybridChunks::Driven`].
+///
+/// # Invariants
+/// `records` and `tables` are the table half's, `set` the set of `plan.drivers`' slot
+/// `driver`'s component, `plan` current for that storage (its matched tables, in
+/// ascending index, and their column lists built for these tables), all under one shared
+/// borrow; `next <= set.len()`.
+pub struct Driven<'a> {
+    pub(crate) set: &'a SparseSet,
+    pub(crate) next: usize,
+    pub(crate) driver: usize,
+    pub(crate) records: &'a Records,
+    pub(crate) tables: &'a [Table],
+    pub(crate) sparse: &'a SparseStorage,
+    pub(crate) descriptor: &'a QueryDescriptor,
+    pub(crate) plan: &'a HybridQueryCache,
+}
+
+impl<'a> Driven<'a> {
+    /// The table index and row of `entity` (the empty set's table for an entity without a
+    /// row, with `u32::MAX`: it has no row).
+    #[inline(always)]
+    fn place(&self, entity: Entity) -> (usize, u32) {
+        match self.records.get_entity(entity) {
+            Some(record) => (record.table.index(), record.row),
+            None => (TableId::EMPTY.index(), u32::MAX),
+        }
+    }
+
+    /// The next run: the set's entities from `next` on, skipping those in unmatched tables;
+    /// a run grows while the set's next entity is the table's next row (or, for rowless
+    /// entities, while it is rowless too).
+    /// [`Driven::next_run`], marked cold for the scan's `next`, inlined where a query runs:
+    /// the table walks' arms stay laid out as they were. (A driven run's chunks cost
+    /// record look-ups anyway; folds call `next_run` directly.)
+    #[cold]
+    #[inline(never)]
+    fn next_run_cold(&mut self) -> Option<HybridChunk<'a>> {
+        self.next_run()
+    }
+
+    #[inline]
+    pub(crate) fn next_run(&mut self) -> Option<HybridChunk<'a>> {
+        let entities = self.set.entities();
+        while let Some(&first) = entities.get(self.next) {
+            let at = self.next;
+            self.next += 1;
+            let (table, row) = self.place(first);
+            // The matched tables are in ascending index.
+            let matched = self.plan.tables.matched_tables();
+            let Ok(matched) = matched.binary_search_by_key(&table, |id| id.index()) else {
+                continue;
+            };
+            let mut len = 1;
+            while let Some(&e) = entities.get(at + len) {
+                let (t, r) = self.place(e);
+                let follows =
+                    t == table && (row == u32::MAX || Some(r) == row.checked_add(len as u32));
+                if !follows || (row == u32::MAX) != (r == u32::MAX) {
+                    break;
+                }
+                len += 1;
+            }
+            self.next = at + len;
+            let table_ref = &self.tables[table];
+            let (start, run) = if row == u32::MAX {
+                (0, &entities[at..at + len])
+            } else {
+                let start = row as usize;
+                (row, &table_ref.entities()[start..start + len])
+            };
+            return Some(HybridChunk::Run {
+                table: table_ref,
+                // Positions among the matched tables, and slots, are below `u32::MAX`: the
+                // archetype half numbers tables with `u32`s, and drivers are slots below 32.
+                matched: matched as u32,
+                start,
+                entities: run,
+                driver: self.driver as u32,
+                // `run_at` checks the positions are in the set: `at + len <= set.len()`.
+                driven: self.set.run_at(at, len)?,
+                sparse: self.sparse,
+                descriptor: self.descriptor,
+                plan: self.plan,
+            });
+        }
+        None
+    }
 }
 
 /// A fold over the hybrid's chunks, handed the table half's chunks one by one, each
@@ -186,6 +341,7 @@ impl<'a> Iterator for HybridChunks<'a> {
                 memo: *memo,
             }),
             HybridChunks::AllTables(chunks) => chunks.next().map(HybridChunk::Tables),
+            HybridChunks::Driven(driven) => driven.next_run_cold(),
             HybridChunks::Sparse(chunks) => chunks.next().map(HybridChunk::Sparse),
         }
     }

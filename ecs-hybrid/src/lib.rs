@@ -52,7 +52,7 @@ mod query_cache;
 mod split;
 mod storage;
 
-pub use chunk::{HybridChunk, HybridChunks};
+pub use chunk::{Driven, HybridChunk, HybridChunks};
 pub use place::HybridPlace;
 pub use query_cache::HybridQueryCache;
 pub use storage::HybridStorage;

@@ -26,6 +26,14 @@ use crate::storage::HybridStorage;
 /// entries for table slots are `NOT_ALIGNED`. Kept so that a query over a world that has
 /// not changed skips the per-table check (one `memcmp` of the table's ids against the set's
 /// run, as much memory as the query reads itself).
+///
+/// `drivers` has bit `s` set exactly for each slot `s < 32` whose component is a sparse
+/// component the descriptor requires (any one of them holds every entity the query can
+/// match); kept as bits in what was the plan's padding, so the plan grows by nothing.
+/// `drive` is the slot whose set drives the query's next run (see
+/// `HybridStorage::choose_driver`), or `NO_DRIVER`: chosen by `update_query_cache` for the
+/// storage as it was then, and only a choice of plan: any slot of `drivers` would find
+/// the same entities.
 #[derive(Debug, Default)]
 pub struct HybridQueryCache {
     pub(crate) kinds: Vec<StorageKind>,
@@ -36,10 +44,15 @@ pub struct HybridQueryCache {
     pub(crate) planned: bool,
     pub(crate) aligned: Vec<u32>,
     pub(crate) aligned_at: Option<u64>,
+    pub(crate) drivers: u32,
+    pub(crate) drive: u8,
 }
 
 /// An alignment memo entry: the set does not hold the table's rows in order.
 pub(crate) const NOT_ALIGNED: u32 = u32::MAX;
+
+/// No set drives the query: its tables are walked.
+pub(crate) const NO_DRIVER: u8 = u8::MAX;
 
 impl HybridQueryCache {
     /// Plans `descriptor` from its components' registered kinds.
@@ -57,6 +70,13 @@ impl HybridQueryCache {
             };
             table_descriptor.push(slot.component, role);
         }
+        self.drivers = (descriptor.slots().iter().zip(&self.kinds).enumerate())
+            .take(32)
+            .filter(|(_, (slot, kind))| {
+                **kind == StorageKind::Sparse && slot.role == SlotRole::Required
+            })
+            .fold(0, |bits, (s, _)| bits | 1 << s);
+        self.drive = NO_DRIVER;
         self.all_sparse = self.kinds.iter().all(|k| *k == StorageKind::Sparse);
         self.joins_sets = self.kinds.contains(&StorageKind::Sparse);
         self.table_descriptor = table_descriptor;

@@ -39,11 +39,16 @@ use ecs_core::EcsError;
 use ecs_sparse::{SparseSet, SparseStorage};
 
 use ecs_archetype::archetypes::Archetypes;
+use ecs_archetype::table::TableId;
 use ecs_archetype::ArchetypeStorage;
 
-use crate::chunk::{HybridChunk, HybridChunks, TableFold};
+use crate::chunk::{Driven, HybridChunk, HybridChunks, TableFold};
+
+/// A query is driven by its smallest required sparse set when the set holds at most one
+/// entity for this many rows its tables hold (see `HybridStorage::driven`).
+const DRIVE_BELOW: usize = 2;
 use crate::place::HybridPlace;
-use crate::query_cache::HybridQueryCache;
+use crate::query_cache::{HybridQueryCache, NO_DRIVER};
 use crate::split::SparseFields;
 
 /// Table components in archetypes, sparse components in sparse sets, in one world.
@@ -90,6 +95,73 @@ impl HybridStorage {
     #[inline]
     pub fn kind(&self, component: ComponentId) -> Option<StorageKind> {
         self.kinds.get(component.index()).copied().flatten()
+    }
+
+    /// The slot whose set should drive `descriptor`'s next run: the query's smallest
+    /// required sparse set, when it holds at most one entity for `DRIVE_BELOW` rows the
+    /// table walk would visit (each of its entities then costs a record look-up, where the
+    /// walk pays a set look-up per row); `NO_DRIVER` otherwise.
+    fn choose_driver(&self, cache: &HybridQueryCache, descriptor: &QueryDescriptor) -> u8 {
+        let mut best: Option<(u32, usize)> = None;
+        let mut drivers = cache.drivers;
+        while drivers != 0 {
+            let slot = drivers.trailing_zeros();
+            drivers &= drivers - 1;
+            let len = self
+                .sparse
+                .set(descriptor.slots()[slot as usize].component)
+                .map_or(usize::MAX, SparseSet::len);
+            if best.is_none_or(|(_, smallest)| len < smallest) {
+                best = Some((slot, len));
+            }
+        }
+        let Some((slot, len)) = best.filter(|(_, len)| *len != usize::MAX) else {
+            return NO_DRIVER;
+        };
+        let enough = len.saturating_mul(DRIVE_BELOW);
+        // Rows are at most the records' slots: a set this large never drives.
+        if enough > self.archetypes().records().slots() {
+            return NO_DRIVER;
+        }
+        let tables = self.archetypes().tables();
+        let matched = cache.tables.matched_tables();
+        // A query matching rowless entities walks every live one besides the rows.
+        if matched.first() != Some(&TableId::EMPTY) {
+            let mut rows = 0;
+            for id in matched {
+                rows += tables[id.index()].len();
+                if rows >= enough {
+                    break;
+                }
+            }
+            if rows < enough {
+                return NO_DRIVER;
+            }
+        }
+        slot as u8
+    }
+
+    /// The walk of the set `cache.drive` chose (see [`HybridStorage::choose_driver`]).
+    fn driven<'a>(
+        &'a self,
+        cache: &'a HybridQueryCache,
+        descriptor: &'a QueryDescriptor,
+    ) -> Option<Driven<'a>> {
+        let driver = cache.drive as usize;
+        // Only a required sparse slot drives (a plan's own choice always is one).
+        if driver >= 32 || cache.drivers & (1 << driver) == 0 {
+            return None;
+        }
+        Some(Driven {
+            set: self.sparse.set(descriptor.slots().get(driver)?.component)?,
+            next: 0,
+            driver,
+            records: self.archetypes().records(),
+            tables: self.archetypes().tables(),
+            sparse: &self.sparse,
+            descriptor,
+            plan: cache,
+        })
     }
 
     /// Notes the kinds of a bundle's components (see [`HybridStorage::kind`]).
@@ -207,6 +279,11 @@ unsafe impl Storage for HybridStorage {
                         },
                     },
                 );
+            }
+            HybridChunks::Driven(driven) => {
+                while let Some(chunk) = driven.next_run() {
+                    acc = f.fold_chunk(acc, chunk);
+                }
             }
             HybridChunks::Sparse(sets) => {
                 for chunk in sets {
@@ -409,7 +486,8 @@ unsafe impl Storage for HybridStorage {
     fn chunk_key(chunk: &HybridChunk<'_>) -> Option<ChunkKey> {
         match chunk {
             HybridChunk::Tables(chunk) | HybridChunk::Table { chunk, .. } => chunk.key(),
-            HybridChunk::Sparse(_) => None,
+            // A run is part of a table: the key names whole tables.
+            HybridChunk::Run { .. } | HybridChunk::Sparse(_) => None,
         }
     }
 
@@ -551,6 +629,9 @@ unsafe impl Storage for HybridStorage {
             } = cache;
             self.tables
                 .update_query_cache(tables, table_descriptor, components);
+            if cache.drivers != 0 {
+                cache.drive = self.choose_driver(cache, descriptor);
+            }
             if cache.joins_sets && cache.aligned_at != Some(self.structure) {
                 cache.memoize_alignment(self, descriptor);
             }
@@ -581,6 +662,11 @@ unsafe impl Storage for HybridStorage {
                 &cache.table_descriptor,
                 alive,
             ));
+        }
+        if cache.drive != NO_DRIVER {
+            if let Some(driven) = self.driven(cache, descriptor) {
+                return HybridChunks::Driven(driven);
+            }
         }
         HybridChunks::Tables {
             chunks: self

@@ -614,6 +614,7 @@ impl<'a> FoldChunk<HybridChunk<'a>, usize> for Record {
             HybridChunk::Tables(_) => 0,
             HybridChunk::Table { .. } => 1,
             HybridChunk::Sparse(_) => 2,
+            HybridChunk::Run { .. } => 3,
         };
         self.0.push((variant, chunk.entities().to_vec()));
         acc + 1
@@ -662,8 +663,10 @@ fn folding_chunks_hands_out_what_next_does() {
     }
     let cases = [
         (chunk_lists::<&Pos>(&mut world), 0),
-        (chunk_lists::<(&Pos, &OnFire)>(&mut world), 1),
+        (chunk_lists::<(&Pos, Option<&OnFire>)>(&mut world), 1),
         (chunk_lists::<(&OnFire, &Buff)>(&mut world), 2),
+        // 4 of 12 rows on fire: the set drives the query.
+        (chunk_lists::<(&Pos, &OnFire)>(&mut world), 3),
     ];
     for ((by_next, by_fold), variant) in cases {
         assert!(!by_next.0.is_empty());
@@ -697,4 +700,98 @@ fn the_derive_attribute_decides_which_half_keeps_a_type() {
         hybrid.sparse().set(hp).is_none() && hybrid.sparse().set(pos).is_none(),
         "table components stay out of the sets"
     );
+}
+
+/// The items of `(Entity, &Pos, &OnFire, Option<&Vel>)` without `Buff`, sorted.
+fn burning_items(world: &mut HybridWorld) -> Vec<(Entity, f32, u32, Option<f32>)> {
+    let mut items: Vec<_> = world
+        .query_filtered::<(Entity, &Pos, &OnFire, Option<&Vel>), Without<Buff>>()
+        .map(|(e, p, f, v)| (e, p.0, f.0, v.map(|v| v.0)))
+        .collect();
+    items.sort_by_key(|item| item.0);
+    items
+}
+
+#[test]
+fn a_small_sparse_set_drives_a_join_and_finds_exactly_its_matches() {
+    let mut world = HybridWorld::new();
+    let mut expected = Vec::new();
+    let n = scale(400, 60) as u32;
+    // Entities in three tables and none; one in seven on fire, in no table's order.
+    for i in 0..n {
+        let e = match i % 4 {
+            0 => world.spawn((Pos(i as f32),)),
+            1 => world.spawn((Pos(i as f32), Vel(1.0))),
+            2 => world.spawn((Vel(2.0),)),
+            _ => world.spawn(()),
+        };
+        let burning = (i * 5) % 7 == 0;
+        if burning {
+            world.insert(e, OnFire(i)).unwrap();
+        }
+        let buffed = i % 3 == 0;
+        if buffed {
+            world.insert(e, Buff).unwrap();
+        }
+        if burning && !buffed && i % 4 < 2 {
+            expected.push((e, i as f32, i, (i % 4 == 1).then_some(1.0)));
+        }
+    }
+    expected.sort_by_key(|item| item.0);
+    let state = world
+        .query_state::<(Entity, &Pos, &OnFire, Option<&Vel>), Without<Buff>>()
+        .unwrap();
+    let mut cache = HybridQueryCache::default();
+    let storage = world.storage();
+    storage.update_query_cache(&mut cache, state.descriptor(), world.components());
+    let chunks = storage.query_chunks(&cache, state.descriptor(), world.entities().alive());
+    assert!(
+        matches!(chunks, HybridChunks::Driven(_)),
+        "driven by OnFire"
+    );
+    assert_eq!(burning_items(&mut world), expected);
+
+    // Writes through a driven run land on the entity's own row.
+    world
+        .query::<(&mut Pos, &OnFire)>()
+        .for_each(|(p, f)| p.0 = f.0 as f32 + 0.5);
+    for (e, pos, fire, _) in &mut expected {
+        *pos = *fire as f32 + 0.5;
+        assert_eq!(world.get::<Pos>(*e), Some(&Pos(*pos)));
+    }
+    assert_eq!(burning_items(&mut world), expected);
+}
+
+#[test]
+fn a_set_in_its_tables_order_is_driven_in_runs_of_rows() {
+    let mut world = HybridWorld::new();
+    let n = scale(1000, 40);
+    world.spawn_batch((0..n).map(|i| (Pos(i as f32),)));
+    let fire = n / 10;
+    let burning: Vec<Entity> = world
+        .spawn_batch((0..fire).map(|i| (Pos(i as f32), OnFire(i as u32))))
+        .to_vec();
+    // A rowless entity on fire, and one with a row in another table.
+    let rowless = world.spawn((OnFire(7),));
+    let other = world.spawn((Pos(-1.0), Vel(1.0), OnFire(8)));
+    let (lists, _) = chunk_lists::<(&Pos, &OnFire)>(&mut world);
+    assert_eq!(
+        lists.0,
+        [(3, burning.clone()), (3, vec![other])],
+        "one run for the batch, one for the other table; the rowless entity has no Pos"
+    );
+    // Requiring no table component, the query matches rowless entities too: they make
+    // runs of their own.
+    let (lists, _) = chunk_lists::<(&OnFire, Option<&Pos>)>(&mut world);
+    assert_eq!(
+        lists.0,
+        [(3, burning.clone()), (3, vec![rowless]), (3, vec![other])]
+    );
+    let found: Vec<(Entity, Option<f32>)> = world
+        .query::<(Entity, &OnFire, Option<&Pos>)>()
+        .map(|(e, _, p)| (e, p.map(|p| p.0)))
+        .collect();
+    assert_eq!(found.len(), fire + 2);
+    assert!(found.contains(&(rowless, None)));
+    assert!(found.contains(&(other, Some(-1.0))));
 }
