@@ -15,7 +15,8 @@
 //!
 //! Queries: when a query touches any table component, it walks the tables matching its table
 //! components (densely, with `is_dense` folding the checks away for them) and looks sparse
-//! components up per row. When it touches only sparse components, it is answered exactly as
+//! components up per row; or, when its smallest required sparse set holds at most one
+//! entity for two rows of those tables, it walks that set and reads each entity's row. When it touches only sparse components, it is answered exactly as
 //! the sparse backend answers it: driven by the smallest required set.
 //!
 //! Sparse components can form owning groups (`World::group`), kept by the sparse half: a
@@ -206,6 +207,16 @@ impl HybridStorage {
 //   (no `&mut self` call since, so neither the table's entities nor the set's changed), with
 //   `run_at` checking that the run lies in the set. All-sparse plans delegate to
 //   `SparseStorage`, which upholds the same contract.
+// * Driven plans walk one required sparse set, which holds each entity once, so each
+//   entity is in at most one run; every entity matching the descriptor holds that
+//   component, so it is in the set, and its run is yielded when its table is matched (the
+//   table plan's rule; the empty set's table, for a rowless entity). A run is rows
+//   `start..start + len` of that table, checked by slicing its entities, so table slots
+//   read the matched table's column list at row `start` (`Dense` where the table has the
+//   column, `Absent` where not, as the table plan), other sparse slots as in table plans,
+//   and the driving slot is `Dense` at the set's positions the run was built from, which
+//   hold exactly the run's entities in order (each was checked to be the table's next row)
+//   and lie in the set (`run_at`). Runs have no key.
 // * `is_dense::<T>()` is true only for table components (`T::STORAGE`, which is also the kind
 //   `T` is registered with). The plan takes every slot's kind from the registry, stored or
 //   not, so a table component's slot is never planned as sparse: an all-sparse plan has no
