@@ -192,6 +192,44 @@ fn the_profile_of_a_hand_built_trace_is_exact() {
     assert_eq!((both.joins, both.aligned_joins), (3.0, 4.0));
 }
 
+/// A join of a table component with a sparse one held by few entities is driven down the
+/// set, as the hybrid runs it: an entity found per value, no table walked.
+#[test]
+fn a_small_sparse_set_in_a_join_is_priced_as_driving_it() {
+    let mut world = Recording::new();
+    world.start_trace().unwrap();
+    let es = world
+        .spawn_batch((0..12).map(|_| (Pos::default(),)))
+        .to_vec();
+    for &e in &es[..3] {
+        world.insert(e, Tag).unwrap();
+    }
+    world.query::<(&mut Pos, &Tag)>().for_each(|_| {});
+    // 10 of 12: more than half the rows, so the table is walked.
+    for &e in &es[..10] {
+        world.insert(e, Vel::default()).unwrap();
+    }
+    world.query::<(&mut Pos, &Vel)>().for_each(|_| {});
+    let trace = world.finish_trace().unwrap();
+    let profile = Profile::of(&trace);
+    let mut sparse = vec![false; trace.components().len()];
+    sparse[index(&trace, "Tag") as usize] = true;
+    sparse[index(&trace, "Vel") as usize] = true;
+    let f = profile.features(&sparse);
+    assert_eq!(
+        f.driven + f.far_driven,
+        3.0,
+        "the first run, down the 3 tags: {f:?}"
+    );
+    assert_eq!(f.tables, 1.0, "the second walks the one table");
+    assert_eq!(f.rows, 3.0 + 12.0);
+    assert_eq!(
+        f.joins + f.aligned_joins + f.far_joins,
+        12.0,
+        "a look-up per row walked"
+    );
+}
+
 #[test]
 fn calibration_prices_are_positive_and_finite() {
     let model = CostModel::calibrate(1_000, &mut |_| {}).unwrap();

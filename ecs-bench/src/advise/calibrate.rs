@@ -121,6 +121,25 @@ fn scattered(world: &mut Recording, n: usize) -> Vec<Entity> {
     es
 }
 
+/// `n` entities with `A16`, `B16` and `C64`; one in eight also gets a `D4`, in no order
+/// the rows have.
+fn driven_setup(world: &mut Recording, n: usize) -> Vec<Entity> {
+    let es = abc(world, n);
+    for i in (0..n).step_by(8) {
+        world.insert(es[i * 7919 % n], D4::default()).unwrap();
+    }
+    es
+}
+
+/// `passes` runs of the join of `A16` with the few entities holding a `D4`.
+fn driven_passes(world: &mut Recording, passes: usize) {
+    for _ in 0..passes {
+        world
+            .query::<(&mut A16, &D4)>()
+            .for_each(|(a, d)| a.0[0] += d.0[0]);
+    }
+}
+
 macro_rules! spawn_tagged {
     ($world:expr, $per:expr, $($tag:ident),*) => {{
         let mut out = Vec::new();
@@ -205,6 +224,18 @@ pub fn programs() -> Vec<Program> {
                 }
             },
             layouts: &[ALL_TABLES, &["B16"], &["A16", "B16"]],
+        },
+        Program {
+            name: "iterate a join driven by a small set",
+            setup: |w, n| driven_setup(w, n / 10),
+            body: |w, _, _| driven_passes(w, 200),
+            layouts: &[ALL_TABLES, &["D4"], &["D4", "C64"]],
+        },
+        Program {
+            name: "iterate a large join driven by a small set",
+            setup: driven_setup,
+            body: |w, _, _| driven_passes(w, 20),
+            layouts: &[ALL_TABLES, &["D4"], &["D4", "C64"]],
         },
         Program {
             name: "iterate wide rows",

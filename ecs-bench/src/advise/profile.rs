@@ -600,6 +600,13 @@ pub struct Features {
     pub tables: f64,
     /// Rows the runs walk (in tables, or down a sparse set that drives the run).
     pub rows: f64,
+    /// Entities of a sparse set that drives a run over table components too (the set is
+    /// at most half the rows the tables would walk): a record look-up each, and the row
+    /// it finds, out of the tables' order.
+    pub driven: f64,
+    /// The same in runs whose tables hold more than [`FAR_ROWS`] rows, where most records
+    /// and rows found miss the caches.
+    pub far_driven: f64,
     /// Sparse look-ups while walking (a sparse component required or fetched beside the
     /// one that drives), of values out of the walk's order.
     pub joins: f64,
@@ -618,7 +625,11 @@ pub struct Features {
 }
 
 /// How many [`Features`] there are (the model's constants).
-pub const FEATURES: usize = 22;
+pub const FEATURES: usize = 24;
+
+/// The hybrid drives a run over tables down its smallest required sparse set when the set
+/// holds at most one entity for this many rows the tables would walk.
+pub const DRIVE_BELOW: u64 = 2;
 
 /// Rows per run past which look-ups out of order are priced as cache misses (16 Ki
 /// entities: their sparse pages and values outgrow the first two cache levels).
@@ -644,6 +655,8 @@ impl Features {
             self.runs,
             self.tables,
             self.rows,
+            self.driven,
+            self.far_driven,
             self.joins,
             self.far_joins,
             self.aligned_joins,
@@ -655,7 +668,7 @@ impl Features {
 
     /// The counts of an array in [`Features::to_array`]'s order.
     pub fn from_array(a: [f64; FEATURES]) -> Features {
-        let [frames, systems, switches, inserts, removes, spawned, despawned, row_bytes, moves, moved_columns, moved_bytes, sparse_adds, sparse_removes, runs, tables, rows, joins, far_joins, aligned_joins, fetched_bytes, table_gets, sparse_gets] =
+        let [frames, systems, switches, inserts, removes, spawned, despawned, row_bytes, moves, moved_columns, moved_bytes, sparse_adds, sparse_removes, runs, tables, rows, driven, far_driven, joins, far_joins, aligned_joins, fetched_bytes, table_gets, sparse_gets] =
             a;
         Features {
             frames,
@@ -674,6 +687,8 @@ impl Features {
             runs,
             tables,
             rows,
+            driven,
+            far_driven,
             joins,
             far_joins,
             aligned_joins,
@@ -701,6 +716,8 @@ impl Features {
         "query runs",
         "tables visited",
         "rows walked",
+        "entities found through a sparse set",
+        "entities found through a sparse set, cache misses",
         "sparse join look-ups",
         "sparse join look-ups, cache misses",
         "sparse joins in row order",
@@ -816,24 +833,47 @@ impl Profile {
         );
         // Whether the sets a sparse-driven run reads hold different entities.
         let mut out_of_step = false;
+        let holding = |s: u32| -> Vec<Walked> {
+            shape
+                .alive
+                .iter()
+                .filter(|(&(set, _, _), _)| self.sets[set as usize].contains(s))
+                .map(|(&key, &n)| (key, n))
+                .collect()
+        };
+        let population = |s: u32| holding(s).iter().map(|(_, n)| n).sum::<u64>();
+        // The smallest required sparse set, which drives a run over sparse components only,
+        // and one over tables too when it holds at most half the rows the tables would walk
+        // (decided here on the runs' totals, where the hybrid decides at each run).
+        let driver = sparse_required
+            .iter()
+            .map(|&s| holding(s))
+            .min_by_key(|sets| sets.iter().map(|(_, n)| n).sum::<u64>());
+        let all_sparse = in_tables.is_empty() && shape.optional.iter().all(|c| sparse[c as usize]);
+        let in_table_rows = |entries: &[Walked]| -> Vec<Walked> {
+            entries
+                .iter()
+                .filter(|((set, _, _), _)| in_tables.is_subset(&self.sets[*set as usize]))
+                .copied()
+                .collect()
+        };
+        let table_rows: u64 = in_table_rows(
+            &shape
+                .alive
+                .iter()
+                .map(|(&k, &n)| (k, n))
+                .collect::<Vec<_>>(),
+        )
+        .iter()
+        .map(|(_, n)| n)
+        .sum();
+        let driven = driver.filter(|d| {
+            all_sparse || d.iter().map(|(_, n)| n).sum::<u64>() * DRIVE_BELOW <= table_rows
+        });
         // The entries walked, and how many components each walked row looks up.
-        let (walked, joined): (Vec<Walked>, usize) =
-            if in_tables.is_empty() && !sparse_required.is_empty() {
+        let (walked, joined): (Vec<Walked>, usize) = match driven {
+            Some(driver) => {
                 // Driven down the smallest sparse set; the others are looked up per row.
-                let holding = |s: u32| -> Vec<Walked> {
-                    shape
-                        .alive
-                        .iter()
-                        .filter(|(&(set, _, _), _)| self.sets[set as usize].contains(s))
-                        .map(|(&key, &n)| (key, n))
-                        .collect()
-                };
-                let population = |s: u32| holding(s).iter().map(|(_, n)| n).sum::<u64>();
-                let driver = sparse_required
-                    .iter()
-                    .map(|&s| holding(s))
-                    .min_by_key(|sets| sets.iter().map(|(_, n)| n).sum::<u64>())
-                    .unwrap_or_default();
                 // The sets are read in step only when they hold the same entities: a
                 // larger one holds others between them.
                 let size: u64 = driver.iter().map(|(_, n)| n).sum();
@@ -844,8 +884,20 @@ impl Profile {
                     .filter(|&c| sparse[c as usize])
                     .all(|c| population(c) == size);
                 out_of_step = !same;
-                (driver, sparse_required.len() - 1 + sparse_optional)
-            } else {
+                if !all_sparse {
+                    // Each entry of the set: its record, and its row where it has one,
+                    // out of the tables' order: a cache miss each past FAR_ROWS rows.
+                    match table_rows / shape.runs >= FAR_ROWS {
+                        true => f.far_driven += size as f64,
+                        false => f.driven += size as f64,
+                    }
+                }
+                (
+                    in_table_rows(&driver),
+                    sparse_required.len() - 1 + sparse_optional,
+                )
+            }
+            None => {
                 // Walks every table holding the table part; looks the sparse part up per
                 // row.
                 (0..sparse.len() as u32)
@@ -866,7 +918,8 @@ impl Profile {
                 }
                 f.tables += tables.values().sum::<u64>() as f64;
                 (walked, sparse_required.len() + sparse_optional)
-            };
+            }
+        };
         let rows: u64 = walked.iter().map(|(_, n)| n).sum();
         f.rows += rows as f64;
         // A run over more rows than the caches hold pays a miss per look-up out of order.
