@@ -160,27 +160,6 @@ pub fn advise(
         .first()
         .map_or(declared.clone(), |s| s.sparse.clone());
     let usage = summary::summarize(trace).components;
-    let components = profile
-        .components
-        .iter()
-        .enumerate()
-        .map(|(c, info)| {
-            let mut flipped = advised.clone();
-            flipped[c] ^= true;
-            let saving_ns = match free.contains(&(c as u32)) {
-                true => cost(&flipped) - cost(&advised),
-                false => 0.0,
-            };
-            ComponentAdvice {
-                name: info.name.clone(),
-                usage: usage[c].clone(),
-                declared: kind_name(declared[c]),
-                advised: kind_name(advised[c]),
-                saving_ns,
-                reason: reason(&profile, &model, c, &advised, &flipped, &usage[c], &free),
-            }
-        })
-        .collect();
     let mut layouts: Vec<(String, Vec<bool>)> = vec![
         ("declared".into(), declared.clone()),
         ("advised".into(), advised.clone()),
@@ -214,6 +193,28 @@ pub fn advise(
             runs,
         )?);
     }
+    let advised = overrule(&profile, &mut candidates, &advised);
+    let components = profile
+        .components
+        .iter()
+        .enumerate()
+        .map(|(c, info)| {
+            let mut flipped = advised.clone();
+            flipped[c] ^= true;
+            let saving_ns = match free.contains(&(c as u32)) {
+                true => cost(&flipped) - cost(&advised),
+                false => 0.0,
+            };
+            ComponentAdvice {
+                name: info.name.clone(),
+                usage: usage[c].clone(),
+                declared: kind_name(declared[c]),
+                advised: kind_name(advised[c]),
+                saving_ns,
+                reason: reason(&profile, &model, c, &advised, &flipped, &usage[c], &free),
+            }
+        })
+        .collect();
     for (backend, uniform) in [(Backend::Archetype, false), (Backend::Sparse, true)] {
         progress(backend.name());
         let mut layout = declared.clone();
@@ -233,6 +234,39 @@ pub fn advise(
         model,
         accuracy: None,
     })
+}
+
+/// A next-best layout must measure at least this much faster than the model's first
+/// choice (a share of its time) to be advised instead: less is within a replay's noise.
+pub const MEASURED_MARGIN: f64 = 0.05;
+
+/// The layout to advise once the hybrid candidates (the declared layout, the model's first
+/// choice and the next best, `candidates[0..]`) are measured: the first choice, unless
+/// another measured more than [`MEASURED_MARGIN`] faster. The fastest of those then takes
+/// the role `advised` at index 1 (the declared layout's copy, when it is the declared one)
+/// and the first choice follows it as `model's first choice`. The model ranks; the replays
+/// decide.
+fn overrule(profile: &Profile, candidates: &mut Vec<Candidate>, first: &[bool]) -> Vec<bool> {
+    let limit = candidates[1].measured_ns as f64 * (1.0 - MEASURED_MARGIN);
+    let fastest = (0..candidates.len())
+        .filter(|&i| i != 1 && (candidates[i].measured_ns as f64) < limit)
+        .min_by_key(|&i| candidates[i].measured_ns);
+    let Some(i) = fastest else {
+        return first.to_vec();
+    };
+    let mut winner = candidates[i].clone();
+    winner.role = "advised".into();
+    let mut model_choice = std::mem::replace(&mut candidates[1], winner);
+    model_choice.role = "model's first choice".into();
+    match i {
+        0 => candidates.insert(2, model_choice),
+        _ => candidates[i] = model_choice,
+    }
+    profile
+        .components
+        .iter()
+        .map(|c| candidates[1].sparse.contains(&c.name))
+        .collect()
 }
 
 /// Replays `layout` on `backend` and pairs the time with the model's prediction (on the
@@ -333,5 +367,83 @@ fn what_it_did(u: &summary::ComponentUse) -> String {
     match parts.is_empty() {
         true => "never used".to_owned(),
         false => parts.join(", "),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ecs_core::component::StorageKind;
+
+    fn candidate(role: &str, sparse: &[&str], measured_ns: u64) -> Candidate {
+        Candidate {
+            role: role.into(),
+            backend: "hybrid".into(),
+            sparse: sparse.iter().map(|s| (*s).to_owned()).collect(),
+            features: Features::default(),
+            predicted_ns: Some(1.0),
+            measured_ns,
+            faithful: true,
+        }
+    }
+
+    fn profile() -> Profile {
+        let component = |name: &str| profile::Component {
+            name: name.into(),
+            size: 4,
+            declared: StorageKind::Table,
+            movable: true,
+        };
+        Profile {
+            components: vec![component("A"), component("B")],
+            ..Profile::default()
+        }
+    }
+
+    #[test]
+    fn a_next_best_layout_measured_faster_is_advised_instead() {
+        let mut candidates = vec![
+            candidate("declared", &[], 100),
+            candidate("advised", &["A"], 90),
+            candidate("next best 2", &["B"], 80),
+            candidate("next best 3", &["A", "B"], 86),
+        ];
+        let advised = overrule(&profile(), &mut candidates, &[true, false]);
+        assert_eq!(advised, [false, true]);
+        let roles: Vec<&str> = candidates.iter().map(|c| c.role.as_str()).collect();
+        assert_eq!(
+            roles,
+            ["declared", "advised", "model's first choice", "next best 3"]
+        );
+        assert_eq!(candidates[1].measured_ns, 80);
+    }
+
+    #[test]
+    fn within_the_margin_the_models_choice_stands() {
+        let mut candidates = vec![
+            candidate("declared", &[], 100),
+            candidate("advised", &["A"], 90),
+            candidate("next best 2", &["B"], 86),
+        ];
+        let advised = overrule(&profile(), &mut candidates, &[true, false]);
+        assert_eq!(advised, [true, false], "86 is within 5 % of 90");
+        assert_eq!(candidates[1].role, "advised");
+        assert_eq!(candidates[1].measured_ns, 90);
+    }
+
+    #[test]
+    fn a_declared_layout_measured_faster_is_kept() {
+        let mut candidates = vec![
+            candidate("declared", &[], 70),
+            candidate("advised", &["A"], 90),
+            candidate("next best 2", &["B"], 95),
+        ];
+        let advised = overrule(&profile(), &mut candidates, &[true, false]);
+        assert_eq!(advised, [false, false]);
+        let roles: Vec<&str> = candidates.iter().map(|c| c.role.as_str()).collect();
+        assert_eq!(
+            roles,
+            ["declared", "advised", "model's first choice", "next best 2"]
+        );
     }
 }
