@@ -125,10 +125,25 @@ pub fn cache_path(dir: &Path) -> PathBuf {
     dir.join("advise-calibration.json")
 }
 
-/// This machine and build, as far as prices go: its processor, how many threads it runs,
-/// whether the build is optimised, and the running program's file and when it was built
-/// (so prices measured by one build of the storages are not taken for another's).
+/// This machine and build, as far as prices go: [`machine_name`], and the running
+/// program's file and when it was built (so prices measured by one build of the storages
+/// are not taken for another's).
 pub fn machine() -> String {
+    let binary = std::env::current_exe()
+        .ok()
+        .and_then(|exe| {
+            let built = std::fs::metadata(&exe).ok()?.modified().ok()?;
+            let secs = built.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs();
+            Some(format!(", {} built at {secs}", exe.display()))
+        })
+        .unwrap_or_default();
+    format!("{}{binary}", machine_name())
+}
+
+/// This machine's processor, how many threads it runs, and the version of ecs-bench and
+/// whether the build is optimised: what the advice prints (without the file of
+/// [`machine`]'s key, a path on this machine).
+pub fn machine_name() -> String {
     let crate::report::model::Machine {
         cpu,
         logical_cores: threads,
@@ -140,16 +155,8 @@ pub fn machine() -> String {
     } else {
         ""
     };
-    let binary = std::env::current_exe()
-        .ok()
-        .and_then(|exe| {
-            let built = std::fs::metadata(&exe).ok()?.modified().ok()?;
-            let secs = built.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs();
-            Some(format!(", {} built at {secs}", exe.display()))
-        })
-        .unwrap_or_default();
     format!(
-        "{cpu}, {threads} threads, ecs-bench {}{build}{binary}",
+        "{cpu}, {threads} threads, ecs-bench {}{build}",
         env!("CARGO_PKG_VERSION")
     )
 }

@@ -179,11 +179,17 @@ fn every_layout(out: &mut String, accuracy: &Accuracy) {
 
 fn prices(out: &mut String, advice: &Advice) {
     let m = &advice.model;
+    // The model's key ends with this build's file, a path on this machine: left out.
+    let name = super::model::machine_name();
+    let machine = match m.machine.starts_with(&name) {
+        true => name,
+        false => m.machine.clone(),
+    };
     let _ = writeln!(
         out,
         "## The model's prices\n\nCalibrated on {} in {:.1} s ({} samples); predicted time = \
          Σ count × price.\n\n| count | price, each |\n|---|---|",
-        m.machine,
+        machine,
         m.seconds,
         m.samples.len()
     );
