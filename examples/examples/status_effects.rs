@@ -4,12 +4,11 @@
 //!
 //! Declared the default way (every component in a table), each ignition and each recovery
 //! moves the unit's whole row, about 170 bytes in six columns, to another table. Given a
-//! trace of this program, the storage advisor keeps the statuses in tables (their own
-//! systems read them densely there, where a sparse set would have to find each unit's row)
-//! and takes out of the moving rows what is not read beside them: the sprite and the brain,
-//! never read here, and the position and velocity, read only by the walk, which then joins
-//! two sets that hold the same units in the same order. The `advised` feature is that
-//! advice applied: four `#[component(storage = "sparse")]` lines.
+//! trace of this program, the storage advisor turns the two statuses sparse, and with them
+//! the health and stats their systems read: those systems then join four sparse sets down
+//! the small status set, no row moves at all, and the walk and the sprite and brain stay
+//! in dense rows. The `advised` feature is that advice applied: four
+//! `#[component(storage = "sparse")]` lines.
 //!
 //! ```text
 //! # the game on the hybrid backend, as declared, recording a trace:
@@ -27,19 +26,19 @@ use ecs::prelude::*;
 use examples::story::{Out, Size};
 
 #[derive(Component, Clone, Copy)]
-#[cfg_attr(feature = "advised", component(storage = "sparse"))]
 struct Position(i32, i32);
 
 #[derive(Component, Clone, Copy)]
-#[cfg_attr(feature = "advised", component(storage = "sparse"))]
 struct Velocity(i32, i32);
 
 #[derive(Component, Clone, Copy)]
+#[cfg_attr(feature = "advised", component(storage = "sparse"))]
 struct Health(i32);
 
 /// What a unit is made of: 64 bytes nobody changes in this game, carried along by every
 /// move of its row.
 #[derive(Component, Clone, Copy)]
+#[cfg_attr(feature = "advised", component(storage = "sparse"))]
 struct Stats {
     regen: i32,
     max_health: i32,
@@ -49,7 +48,6 @@ struct Stats {
 /// How a unit is drawn.
 #[derive(Component, Clone, Copy)]
 #[allow(dead_code)] // carried, not read: the bytes each move of a row copies
-#[cfg_attr(feature = "advised", component(storage = "sparse"))]
 struct Sprite {
     atlas: u32,
     frame: u32,
@@ -59,7 +57,6 @@ struct Sprite {
 /// What a unit has in mind: 48 bytes of plans.
 #[derive(Component, Clone, Copy)]
 #[allow(dead_code)] // carried, not read: the bytes each move of a row copies
-#[cfg_attr(feature = "advised", component(storage = "sparse"))]
 struct Brain {
     goal: (i32, i32),
     memory: [u32; 10],
@@ -67,6 +64,7 @@ struct Brain {
 
 /// On fire: `damage` health a frame for `frames` more frames.
 #[derive(Component, Clone, Copy)]
+#[cfg_attr(feature = "advised", component(storage = "sparse"))]
 struct Burning {
     damage: i32,
     frames: u16,
@@ -74,6 +72,7 @@ struct Burning {
 
 /// Poisoned: `damage` health a frame for `frames` more frames.
 #[derive(Component, Clone, Copy)]
+#[cfg_attr(feature = "advised", component(storage = "sparse"))]
 struct Poisoned {
     damage: i32,
     frames: u16,
