@@ -326,12 +326,13 @@ fn run_docs(args: DocsArgs) -> Result<bool, String> {
 /// [`docs::FILES`] under `root`; false when a check found a difference.
 fn update_docs(report: &Report, root: &Path, check: bool) -> Result<bool, String> {
     let mut ok = true;
+    let advice = std::fs::read_to_string(root.join(docs::ADVICE)).ok();
     for file in docs::FILES {
         let path = root.join(file);
         let text =
             std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let updated =
-            docs::update(&text, report).map_err(|e| format!("{}: {e}", path.display()))?;
+        let updated = docs::update_with(&text, report, advice.as_deref())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         if updated == text {
             println!("{file}: up to date");
         } else if check {

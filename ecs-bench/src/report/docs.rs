@@ -28,6 +28,24 @@ pub const FILES: [&str; 3] = ["README.md", "docs/guide.md", "ecs-bench/README.md
 /// Where the report the documentation's numbers come from is kept, relative to the root.
 pub const REPORT: &str = "docs/report.json";
 
+/// Where the advice on the `status_effects` example's trace is kept, relative to the root:
+/// written by `advise --out docs`, pasted into the guide's `advice-example` region.
+pub const ADVICE: &str = "docs/advice.md";
+
+/// The guide's copy of the advice: its title left out (the guide names the trace), its
+/// sections one level down (they sit under a `##`).
+pub fn advice_region(advice: &str) -> String {
+    let mut out = String::new();
+    for line in advice.lines().skip_while(|l| l.starts_with("# ")) {
+        if line.starts_with("## ") {
+            out.push('#');
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.trim_matches('\n').to_owned() + "\n"
+}
+
 /// One row of a generated table: a workload, how the row is labelled, and what it teaches.
 struct Row {
     workload: Builtin,
@@ -423,6 +441,14 @@ fn latest_report(report: &Report) -> String {
 /// # Errors
 /// A region that is opened and not closed, or a region name this module does not know.
 pub fn update(text: &str, report: &Report) -> Result<String, String> {
+    update_with(text, report, None)
+}
+
+/// [`update`], with the advice of [`ADVICE`] for the `advice-example` region.
+///
+/// # Errors
+/// As [`update`]; the `advice-example` region without an advice.
+pub fn update_with(text: &str, report: &Report, advice: Option<&str>) -> Result<String, String> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("<!-- ecs-bench:") {
@@ -436,7 +462,12 @@ pub fn update(text: &str, report: &Report) -> Result<String, String> {
         let end = marker
             .find(&close)
             .ok_or_else(|| format!("region `{name}` is not closed with `{close}`"))?;
-        let generated = region(report, name).ok_or_else(|| format!("unknown region `{name}`"))?;
+        let generated = match name {
+            "advice-example" => advice_region(advice.ok_or_else(|| {
+                format!("region `{name}` needs {ADVICE}: write it with `advise --out docs`")
+            })?),
+            _ => region(report, name).ok_or_else(|| format!("unknown region `{name}`"))?,
+        };
         let _ = write!(out, "<!-- ecs-bench:{name} -->\n\n{generated}\n{close}");
         rest = &marker[end + close.len()..];
     }
@@ -454,6 +485,19 @@ mod tests {
         let mut config = Config::new(Scale::Test);
         config.filters = vec!["simple_iter".into(), "crates".into()];
         run(&config)
+    }
+
+    #[test]
+    fn the_advice_is_pasted_one_level_down_without_its_title() {
+        let advice = "# Storage advice: x.trace\n\nintro\n\n## Components\n\n| a |\n\n";
+        let text = "<!-- ecs-bench:advice-example -->\n<!-- /ecs-bench:advice-example -->\n";
+        let report = tiny_report();
+        assert_eq!(
+            update_with(text, &report, Some(advice)).unwrap(),
+            "<!-- ecs-bench:advice-example -->\n\nintro\n\n### Components\n\n| a |\n\n\
+             <!-- /ecs-bench:advice-example -->\n"
+        );
+        assert!(update(text, &report).unwrap_err().contains(ADVICE));
     }
 
     #[test]
