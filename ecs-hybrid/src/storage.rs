@@ -359,21 +359,44 @@ unsafe impl Storage for HybridStorage {
         components: &Components,
     ) {
         self.restructure();
-        let mut table = Vec::with_capacity(columns.len());
-        let mut sparse = Vec::new();
-        for column in columns {
+        let mut sparse_columns = 0;
+        for column in columns.iter() {
             let kind = match self.kind(column.component) {
                 Some(kind) => kind,
                 None => self.learn(column.component, components),
             };
+            sparse_columns += usize::from(kind == StorageKind::Sparse);
+        }
+        // One half holds every column (the common case): handed over as they are, with no
+        // list to allocate per spawn.
+        if sparse_columns == 0 || sparse_columns == columns.len() {
+            let (table, sparse): (&mut [ColumnValues<'_>], &mut [ColumnValues<'_>]) =
+                match sparse_columns {
+                    0 => (columns, &mut []),
+                    _ => (&mut [], columns),
+                };
+            // SAFETY: forwarded contract, each half given its own columns (the entities are
+            // not held, so have no row and are in no set).
+            unsafe {
+                self.tables
+                    .spawn_columns(entities, table, empty, components);
+                self.sparse
+                    .spawn_columns(entities, sparse, empty, components);
+            }
+            return;
+        }
+        let mut table = Vec::with_capacity(columns.len());
+        let mut sparse = Vec::with_capacity(sparse_columns);
+        for column in columns {
             let column = ColumnValues {
                 component: column.component,
                 values: column.values,
                 buffer: column.buffer.as_deref_mut(),
             };
-            match kind {
-                StorageKind::Table => table.push(column),
-                StorageKind::Sparse => sparse.push(column),
+            // Learned above.
+            match self.kind(column.component) {
+                Some(StorageKind::Sparse) => sparse.push(column),
+                _ => table.push(column),
             }
         }
         // SAFETY: forwarded contract, each half given its own columns (the entities are not

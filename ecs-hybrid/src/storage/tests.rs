@@ -605,6 +605,54 @@ fn spawn_columns_splits_table_and_sparse_columns() {
     assert_eq!(Arc::strong_count(&counter), 1, "every value dropped once");
 }
 
+/// `spawn_columns` with every column in one half hands them over whole: table-only
+/// entities get rows, sparse-only ones none, and each value lands once.
+#[test]
+fn spawn_columns_of_one_half_go_there_whole() {
+    use ecs_core::blob::BlobVec;
+    use ecs_core::bundle::BundleInfo;
+    use ecs_core::component::Components;
+    use ecs_core::storage::{ColumnValues, Storage};
+
+    let mut components = Components::default();
+    let pos = components.register::<Pos>();
+    let fire = components.register::<OnFire>();
+    let empty = BundleInfo::new::<()>(0, &mut components).unwrap();
+    let mut storage = HybridStorage::default();
+    let entities: Vec<Entity> = (0..6).map(|i| Entity::new(i, 1).unwrap()).collect();
+    for (half, id) in [(&entities[..3], pos), (&entities[3..], fire)] {
+        let mut values = BlobVec::for_component(components.info(id));
+        for i in 0..3 {
+            // SAFETY: each array holds its component's type.
+            unsafe {
+                match id == pos {
+                    true => values.push(Pos(i as f32)),
+                    false => values.push(OnFire(i)),
+                }
+            }
+        }
+        let mut columns = [ColumnValues {
+            component: id,
+            values: values.base_ptr(),
+            buffer: Some(&mut values),
+        }];
+        // SAFETY: new distinct entities; 3 owned values, the buffer exactly those.
+        unsafe { storage.spawn_columns(half, &mut columns, &empty, &components) };
+        values.forget_all();
+    }
+    assert_eq!(storage.archetypes().rows(), 3, "only the Pos entities have rows");
+    assert_eq!(storage.sparse().set(fire).unwrap().len(), 3);
+    assert!(storage.sparse().set(pos).is_none());
+    // SAFETY: components `pos` and `fire` are `Pos` and `OnFire`.
+    unsafe {
+        let p = storage.get_ptr(entities[2], pos).unwrap().cast::<Pos>();
+        assert_eq!(p.as_ref(), &Pos(2.0));
+        let f = storage.get_ptr(entities[5], fire).unwrap().cast::<OnFire>();
+        assert_eq!(f.as_ref(), &OnFire(2));
+    }
+    assert!(storage.entity_row(entities[4]).is_none(), "no row for sparse only");
+}
+
 /// Each chunk's variant and entities, as a fold step sees them.
 struct Record(Vec<(u8, Vec<Entity>)>);
 
