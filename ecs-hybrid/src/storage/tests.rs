@@ -640,7 +640,11 @@ fn spawn_columns_of_one_half_go_there_whole() {
         unsafe { storage.spawn_columns(half, &mut columns, &empty, &components) };
         values.forget_all();
     }
-    assert_eq!(storage.archetypes().rows(), 3, "only the Pos entities have rows");
+    assert_eq!(
+        storage.archetypes().rows(),
+        3,
+        "only the Pos entities have rows"
+    );
     assert_eq!(storage.sparse().set(fire).unwrap().len(), 3);
     assert!(storage.sparse().set(pos).is_none());
     // SAFETY: components `pos` and `fire` are `Pos` and `OnFire`.
@@ -650,7 +654,10 @@ fn spawn_columns_of_one_half_go_there_whole() {
         let f = storage.get_ptr(entities[5], fire).unwrap().cast::<OnFire>();
         assert_eq!(f.as_ref(), &OnFire(2));
     }
-    assert!(storage.entity_row(entities[4]).is_none(), "no row for sparse only");
+    assert!(
+        storage.entity_row(entities[4]).is_none(),
+        "no row for sparse only"
+    );
 }
 
 /// Each chunk's variant and entities, as a fold step sees them.
