@@ -215,8 +215,8 @@ pub enum HybridChunks<'a> {
 /// The walk of [`HybridChunks::Driven`].
 ///
 /// # Invariants
-/// `records` and `tables` are the table half's, `set` the set of `plan.drivers`' slot
-/// `driver`'s component, `plan` current for that storage (its matched tables, in
+/// `records` and `tables` are the table half's, `set` the set of the component of slot
+/// `driver`, one of `plan.drivers` (a required sparse slot), `plan` current for that storage (its matched tables, in
 /// ascending index, and their column lists built for these tables), all under one shared
 /// borrow; `next <= set.len()`.
 pub struct Driven<'a> {
@@ -241,9 +241,6 @@ impl<'a> Driven<'a> {
         }
     }
 
-    /// The next run: the set's entities from `next` on, skipping those in unmatched tables;
-    /// a run grows while the set's next entity is the table's next row (or, for rowless
-    /// entities, while it is rowless too).
     /// [`Driven::next_run`], marked cold for the scan's `next`, inlined where a query runs:
     /// the table walks' arms stay laid out as they were. (A driven run's chunks cost
     /// record look-ups anyway; folds call `next_run` directly.)
@@ -253,6 +250,9 @@ impl<'a> Driven<'a> {
         self.next_run()
     }
 
+    /// The next run: the set's entities from `next` on, skipping those in unmatched tables;
+    /// a run grows while the set's next entity is the table's next row (or, for rowless
+    /// entities, while it is rowless too).
     #[inline]
     pub(crate) fn next_run(&mut self) -> Option<HybridChunk<'a>> {
         let entities = self.set.entities();
