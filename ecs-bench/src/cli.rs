@@ -11,6 +11,8 @@
 //! ecs-bench list
 //! ecs-bench replay game.trace --sparse Poisoned,Stunned   # a program's own trace
 //! ecs-bench trace-workload community/add_remove add_remove.trace
+//! ecs-bench advise game.trace                # which storage each component should use
+//! ecs-bench advise-accuracy arena.trace      # the advice's predictions against replays
 //! ```
 //!
 //! A program that defines its own workloads (generic over the storage, see
@@ -74,6 +76,11 @@ enum Command {
     /// writes advice.md and advice.json.
     #[cfg(feature = "replay")]
     Advise(crate::advise::command::AdviseArgs),
+    /// Measure how good the advice is: every layout of each of a set of traces (workloads,
+    /// two programs with a build phase and a play phase, and the files given) replayed,
+    /// predictions beside measurements; writes accuracy.md and accuracy.json.
+    #[cfg(feature = "replay")]
+    AdviseAccuracy(crate::advise::suite::AccuracyArgs),
 }
 
 #[derive(Args)]
@@ -206,6 +213,8 @@ pub fn main(suite: Suite) -> ExitCode {
         Command::TraceWorkload(args) => crate::replay::command::run_trace_workload(suite, args),
         #[cfg(feature = "replay")]
         Command::Advise(args) => crate::advise::command::run_advise(args),
+        #[cfg(feature = "replay")]
+        Command::AdviseAccuracy(args) => crate::advise::suite::run(suite, args),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

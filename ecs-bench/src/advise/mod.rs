@@ -25,6 +25,7 @@ pub mod model;
 pub mod output;
 pub mod profile;
 pub mod search;
+pub mod suite;
 
 use ecs_core::component::StorageKind;
 use ecs_core::trace::Trace;

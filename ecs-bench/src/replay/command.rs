@@ -164,14 +164,19 @@ fn progress(hidden: bool, len: u64) -> ProgressBar {
     bar
 }
 
-/// Records one of the suite's workloads (ecs-bench's, or a program's own) as a trace: its
-/// set-up, then `runs` runs, one frame each, on the archetype backend.
+/// Records one of the suite's workloads as a trace (see [`run_trace_workload`]): the
+/// trace, the workload's `family/name` and the size it ran at (`size`, or its quick size).
 ///
 /// # Errors
-/// An unknown workload, one that does not run on the backends, or an unwritable file.
-pub fn run_trace_workload(suite: Suite, args: TraceWorkloadArgs) -> Result<bool, String> {
+/// An unknown or ambiguous name, or a workload that does not run on the backends.
+pub fn record_workload(
+    suite: &Suite,
+    name: &str,
+    size: Option<usize>,
+    runs: usize,
+) -> Result<(Trace, String, usize), String> {
     let workloads = (suite.workloads)();
-    let wanted = args.workload.to_lowercase();
+    let wanted = name.to_lowercase();
     let matches: Vec<_> = workloads
         .iter()
         .filter(|w| {
@@ -181,22 +186,15 @@ pub fn run_trace_workload(suite: Suite, args: TraceWorkloadArgs) -> Result<bool,
         .collect();
     let workload = match matches.as_slice() {
         [one] => *one,
-        [] => return Err(format!("no workload named {}", args.workload)),
-        _ => {
-            return Err(format!(
-                "{} names several workloads: give family/name",
-                args.workload
-            ))
-        }
+        [] => return Err(format!("no workload named {name}")),
+        _ => return Err(format!("{name} names several workloads: give family/name")),
     };
-    let size = args
-        .size
-        .unwrap_or_else(|| workload.info().sizes.get(crate::Scale::Quick));
+    let size = size.unwrap_or_else(|| workload.info().sizes.get(crate::Scale::Quick));
     let repeatable = workload.info().repeatable;
     let (recorded, traces) = trace::capture(|| {
         let mut prepared = workload.prepare_traced(size)?;
         trace::frame();
-        for run in 0..args.runs.max(1) {
+        for run in 0..runs.max(1) {
             // A workload that cannot run twice on one state gets a fresh one per run, as
             // the report gives it: its world's trace is its set-up frame, then one run.
             if !repeatable && run > 0 {
@@ -209,23 +207,30 @@ pub fn run_trace_workload(suite: Suite, args: TraceWorkloadArgs) -> Result<bool,
         }
         Some(())
     });
+    let path = workload.info().path();
     if recorded.is_none() {
-        return Err(format!(
-            "{} does not run on the storage backends",
-            workload.info().path()
-        ));
+        return Err(format!("{path} does not run on the storage backends"));
     }
     // A workload that builds its world in each run, or gets a fresh state per run, leaves
     // one trace per world: the last is a steady-state run.
     let trace = traces
         .into_iter()
         .last()
-        .ok_or_else(|| format!("{} built no world", workload.info().path()))?;
+        .ok_or_else(|| format!("{path} built no world"))?;
+    Ok((trace, path, size))
+}
+
+/// Records one of the suite's workloads (ecs-bench's, or a program's own) as a trace: its
+/// set-up, then `runs` runs, one frame each, on the archetype backend.
+///
+/// # Errors
+/// An unknown workload, one that does not run on the backends, or an unwritable file.
+pub fn run_trace_workload(suite: Suite, args: TraceWorkloadArgs) -> Result<bool, String> {
+    let (trace, path, size) = record_workload(&suite, &args.workload, args.size, args.runs)?;
     std::fs::write(&args.file, trace.to_bytes())
         .map_err(|e| format!("writing {}: {e}", args.file.display()))?;
     eprintln!(
-        "{} at size {size}: {} ops ({} bytes), {} frames -> {}",
-        workload.info().path(),
+        "{path} at size {size}: {} ops ({} bytes), {} frames -> {}",
         trace.op_count(),
         trace.op_bytes(),
         trace.frames(),
