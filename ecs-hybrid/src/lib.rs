@@ -23,7 +23,7 @@
 //! A query touching a table component walks the matching tables and reads each sparse slot
 //! per row: densely when the sparse set holds the table's rows in the same order (entities
 //! spawned together), by look-up otherwise. When a sparse component it requires is held by
-//! at most one entity in four of those rows (a status on a few units), the run walks that
+//! at most one entity in eight of those rows (a status on a few units), the run walks that
 //! set instead and finds each entity's row through its record: it costs what the set
 //! holds, not what the tables hold. Entities moving between tables after gaining a
 //! sparse component break that order; [`World::align_with_tables`](ecs_core::World::align_with_tables)

@@ -601,7 +601,7 @@ pub struct Features {
     /// Rows the runs walk (in tables, or down a sparse set that drives the run).
     pub rows: f64,
     /// Entities of a sparse set that drives a run over table components too (the set is
-    /// at most a quarter of the rows the tables would walk): a record look-up each, and the row
+    /// at most an eighth of the rows the tables would walk): a record look-up each, and the row
     /// it finds, out of the tables' order.
     pub driven: f64,
     /// The same in runs whose tables hold more than [`FAR_ROWS`] rows, where most records
@@ -629,7 +629,7 @@ pub const FEATURES: usize = 24;
 
 /// The hybrid drives a run over tables down its smallest required sparse set when the set
 /// holds at most one entity for this many rows the tables would walk (its own constant).
-pub const DRIVE_BELOW: u64 = 4;
+pub const DRIVE_BELOW: u64 = 8;
 
 /// Rows per run past which look-ups out of order are priced as cache misses (16 Ki
 /// entities: their sparse pages and values outgrow the first two cache levels).
@@ -843,7 +843,7 @@ impl Profile {
         };
         let population = |s: u32| holding(s).iter().map(|(_, n)| n).sum::<u64>();
         // The smallest required sparse set, which drives a run over sparse components only,
-        // and one over tables too when it holds at most a quarter of the rows the tables would walk
+        // and one over tables too when it holds at most an eighth of the rows the tables would walk
         // (decided here on the runs' totals, where the hybrid decides at each run).
         let driver = sparse_required
             .iter()

@@ -709,7 +709,7 @@ fn folding_chunks_hands_out_what_next_does() {
         if i % 2 == 0 {
             world.insert(e, Vel(1.0)).unwrap();
         }
-        if i % 5 == 0 {
+        if i % 12 == 0 {
             world.insert(e, OnFire(i)).unwrap();
         }
         if i % 4 == 0 {
@@ -720,7 +720,7 @@ fn folding_chunks_hands_out_what_next_does() {
         (chunk_lists::<&Pos>(&mut world), 0),
         (chunk_lists::<(&Pos, Option<&OnFire>)>(&mut world), 1),
         (chunk_lists::<(&OnFire, &Buff)>(&mut world), 2),
-        // 3 of 12 rows on fire: the set drives the query.
+        // 1 of 12 rows on fire: the set drives the query.
         (chunk_lists::<(&Pos, &OnFire)>(&mut world), 3),
     ];
     for ((by_next, by_fold), variant) in cases {
@@ -772,7 +772,7 @@ fn a_small_sparse_set_drives_a_join_and_finds_exactly_its_matches() {
     let mut world = HybridWorld::new();
     let mut expected = Vec::new();
     let n = scale(400, 60) as u32;
-    // Entities in three tables and none; one in eleven on fire, in no table's order.
+    // Entities in three tables and none; one in twenty-three on fire, in no table's order.
     for i in 0..n {
         let e = match i % 4 {
             0 => world.spawn((Pos(i as f32),)),
@@ -780,7 +780,7 @@ fn a_small_sparse_set_drives_a_join_and_finds_exactly_its_matches() {
             2 => world.spawn((Vel(2.0),)),
             _ => world.spawn(()),
         };
-        let burning = (i * 5) % 11 == 0;
+        let burning = (i * 5) % 23 == 0;
         if burning {
             world.insert(e, OnFire(i)).unwrap();
         }
@@ -822,7 +822,7 @@ fn a_set_in_its_tables_order_is_driven_in_runs_of_rows() {
     let mut world = HybridWorld::new();
     let n = scale(1000, 40);
     world.spawn_batch((0..n).map(|i| (Pos(i as f32),)));
-    let fire = n / 10;
+    let fire = n / 20;
     let burning: Vec<Entity> = world
         .spawn_batch((0..fire).map(|i| (Pos(i as f32), OnFire(i as u32))))
         .to_vec();
