@@ -390,7 +390,7 @@ fn play(frames: u32, sequential: bool) -> (String, std::time::Duration) {
 fn main() {
     // `--frames N` plays longer (40 by default): what a timing of the game, traced or
     // not, needs to rise above the noise.
-    let frames = frames_arg().unwrap_or(40);
+    let frames = examples::story::frames_arg().unwrap_or(40);
     let begun = std::time::Instant::now();
     let sequential = std::env::args().any(|a| a == "--sequential");
     let (printed, took) = play(frames, sequential);
@@ -408,17 +408,4 @@ fn main() {
         "[measured] the whole run in {:.3} ms",
         whole.as_secs_f64() * 1e3
     );
-}
-
-/// The number after `--frames`, if given.
-fn frames_arg() -> Option<u32> {
-    let args: Vec<String> = std::env::args().collect();
-    let at = args.iter().position(|a| a == "--frames")?;
-    match args.get(at + 1).map(|n| n.parse()) {
-        Some(Ok(n)) => Some(n),
-        _ => {
-            eprintln!("--frames takes a number of frames");
-            std::process::exit(2);
-        }
-    }
 }

@@ -210,23 +210,10 @@ fn play(units: i32, frames: u32, echo: bool) -> (String, std::time::Duration) {
 
 /// Runs the story at `size` and returns its output (printed as it goes when `echo`).
 pub fn run(size: Size, echo: bool) -> String {
-    let frames = frames_arg().unwrap_or(size.pick(400, 40));
+    let frames = examples::story::frames_arg().unwrap_or(size.pick(400, 40));
     play(size.pick(10_000, 2_000), frames, echo).0
 }
 
 fn main() {
     run(Size::from_env_and_args(), true);
-}
-
-/// The number after `--frames`, if given.
-fn frames_arg() -> Option<u32> {
-    let args: Vec<String> = std::env::args().collect();
-    let at = args.iter().position(|a| a == "--frames")?;
-    match args.get(at + 1).map(|n| n.parse()) {
-        Some(Ok(n)) => Some(n),
-        _ => {
-            eprintln!("--frames takes a number of frames");
-            std::process::exit(2);
-        }
-    }
 }

@@ -202,6 +202,20 @@ pub mod story {
             .collect()
     }
 
+    /// The number after `--frames`, if given (a simulation's length); exits with a message
+    /// when what follows is not a number.
+    pub fn frames_arg() -> Option<u32> {
+        let args: Vec<String> = std::env::args().collect();
+        let at = args.iter().position(|a| a == "--frames")?;
+        match args.get(at + 1).map(|n| n.parse()) {
+            Some(Ok(n)) => Some(n),
+            _ => {
+                eprintln!("--frames takes a number of frames");
+                std::process::exit(2);
+            }
+        }
+    }
+
     /// The median time of `runs` calls of `f` (each timed on its own).
     pub fn median_time(runs: usize, mut f: impl FnMut()) -> Duration {
         let mut times: Vec<Duration> = (0..runs.max(1))
