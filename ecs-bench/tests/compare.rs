@@ -104,3 +104,35 @@ fn scale_mismatch_fails() {
     now.scale = Scale::Full;
     assert!(!compare(&base, &now, Options::default()).passed());
 }
+
+#[test]
+fn a_new_faster_runner_does_not_move_the_others() {
+    let base = baseline(&[("f/w", &[("archetype", 1.2, 1.2 * MS), ("sparse", 1.0, MS)])]);
+    // A new backend four times faster than the rest: the others' ratios are still taken
+    // over the fastest runner the baseline knows, so nothing moved; the newcomer is a note.
+    let now = baseline(&[(
+        "f/w",
+        &[
+            ("archetype", 4.8, 1.2 * MS),
+            ("sparse", 4.0, MS),
+            ("array", 1.0, 0.25 * MS),
+        ],
+    )]);
+    let result = compare(&base, &now, Options::default());
+    assert!(result.passed(), "{result:?}");
+    assert_eq!(result.compared, 2);
+    assert!(result.notes.iter().any(|n| n.contains("array: new")));
+
+    // A real move among the common runners still fails with the newcomer present.
+    let moved = baseline(&[(
+        "f/w",
+        &[
+            ("archetype", 16.0, 4.0 * MS),
+            ("sparse", 4.0, MS),
+            ("array", 1.0, 0.25 * MS),
+        ],
+    )]);
+    let result = compare(&base, &moved, Options::default());
+    assert_eq!(result.failures.len(), 1, "{result:?}");
+    assert!(result.failures[0].contains("archetype"), "{result:?}");
+}

@@ -19,6 +19,10 @@
 //! baseline is stale, and refreshing it in the same change keeps the next regression
 //! visible.
 //!
+//! Both sides' ratios are taken over the fastest runner *present in both files*, so a new
+//! backend that is faster than the rest does not move the others' ratios: it is a note until
+//! the baseline is refreshed, as the last paragraph says.
+//!
 //! Workloads whose fastest runner takes less than [`NOISE_FLOOR_NS`] per run (in either
 //! file) are skipped: at that scale timer resolution, cache state and the dynamic call into
 //! the workload dominate. A checksum disagreement always fails. Workloads or runners that
@@ -156,6 +160,18 @@ fn fastest(runners: &BTreeMap<String, RatioEntry>) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
+/// The fastest median of each side among the runners both sides have (see the module docs).
+fn common_fastest(
+    base: &BTreeMap<String, RatioEntry>,
+    now: &BTreeMap<String, RatioEntry>,
+) -> (f64, f64) {
+    base.iter()
+        .filter_map(|(runner, b)| now.get(runner).map(|n| (b.median_ns, n.median_ns)))
+        .fold((f64::INFINITY, f64::INFINITY), |(b, n), (x, y)| {
+            (b.min(x), n.min(y))
+        })
+}
+
 /// Compares `current` ratios with `baseline` ratios (see the module docs).
 pub fn compare(baseline: &Baseline, current: &Baseline, options: Options) -> Comparison {
     let mut out = Comparison::default();
@@ -179,6 +195,7 @@ pub fn compare(baseline: &Baseline, current: &Baseline, options: Options) -> Com
             ));
             continue;
         }
+        let (base_fastest, now_fastest) = common_fastest(base, now);
         for (runner, b) in base {
             let Some(n) = now.get(runner) else {
                 out.notes
@@ -186,12 +203,13 @@ pub fn compare(baseline: &Baseline, current: &Baseline, options: Options) -> Com
                 continue;
             };
             out.compared += 1;
-            let factor = n.ratio / b.ratio;
+            let (was, is) = (b.median_ns / base_fastest, n.median_ns / now_fastest);
+            let factor = is / was;
             if factor > options.threshold || factor < 1.0 / options.threshold {
                 out.failures.push(format!(
-                    "{workload} · {runner}: ratio to fastest {:.2}× → {:.2}× (moved {factor:.2}×, \
-                     threshold {}×)",
-                    b.ratio, n.ratio, options.threshold
+                    "{workload} · {runner}: ratio to fastest {was:.2}× → {is:.2}× (moved \
+                     {factor:.2}×, threshold {}×)",
+                    options.threshold
                 ));
             }
         }
