@@ -266,12 +266,18 @@ impl Archetypes {
 
     /// Makes room for `additional` more rows in `table` and as many fresh records (one
     /// reservation for a batch); nothing for the empty set, whose entities get no row.
-    pub(crate) fn reserve(&mut self, table: TableId, additional: usize) {
+    pub fn reserve(&mut self, table: TableId, additional: usize) {
         if table == TableId::EMPTY {
             return;
         }
         self.tables[table.index()].reserve(additional);
         self.records.reserve(additional);
+    }
+
+    /// Makes `entity`'s record slot exist (vacant if it has no row), so that giving it a
+    /// row later allocates no record.
+    pub fn reserve_record(&mut self, entity: Entity) {
+        self.records.reserve_slot(entity.index() as usize);
     }
 
     /// Appends one row of `table` per item of `batch` (new entities, not yet here), each

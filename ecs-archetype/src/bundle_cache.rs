@@ -45,6 +45,12 @@ pub struct BundleCache {
 }
 
 impl BundleCache {
+    /// Forgets every resolved bundle: the next use of each resolves it again, with
+    /// `in_table`'s answers of that time (after a component changed storage).
+    pub(crate) fn clear(&mut self) {
+        self.targets.clear();
+    }
+
     /// The target of `info`'s bundle, resolved (and its table created) on first use,
     /// keeping only the fields `in_table` accepts in the table (the others get
     /// [`NOT_IN_TABLE`]; the all-tables backend accepts every field). `in_table` must give the

@@ -115,6 +115,14 @@ impl Records {
         ecs_core::blob::reserve_amortized(&mut self.slots, additional);
     }
 
+    /// Makes the slot of `index` exist (vacant if it was not), so that setting it later
+    /// allocates nothing.
+    pub(crate) fn reserve_slot(&mut self, index: usize) {
+        if self.slots.len() <= index {
+            self.grow(index);
+        }
+    }
+
     #[cold]
     fn grow(&mut self, index: usize) {
         self.slots.resize(index + 1, VACANT);

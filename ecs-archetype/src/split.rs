@@ -24,11 +24,16 @@ use crate::bundle_cache::NOT_IN_TABLE;
 /// Where a storage keeps the components it does not keep in tables.
 ///
 /// # Safety
-/// The two answers agree and never change: for a component type `T` registered in the
+/// The two answers agree and never change for a type that is not
+/// [`MOVABLE`](ecs_core::Component::MOVABLE): for such a component type `T` registered in the
 /// world's registry as the id `c` (and for every named instance of `T`, which shares `T`'s
 /// storage choice), `in_tables::<T>() == id_in_tables(c, components)` on every call. A spawn
 /// pushes a table field only when `in_tables` says so, into the column the bundle cache chose
-/// by `id_in_tables`: a disagreement would leave a table column one value short.
+/// by `id_in_tables`: a disagreement would leave a table column one value short. A movable
+/// type's fields go where the bundle cache put them (`in_tables` is not asked), so
+/// `id_in_tables` may change for them, provided the storage forgets its cached bundles
+/// ([`ArchetypeStorage::forget_bundles`](crate::ArchetypeStorage::forget_bundles)) before
+/// the next spawn.
 pub unsafe trait OffTable {
     /// Whether the typed component `T` is kept in tables: a constant per type, so the
     /// per-field branch of a spawn folds away at compile time.
@@ -102,8 +107,13 @@ impl<O: OffTable> BundleVisitor for ColumnWriter<'_, O> {
     #[inline(always)]
     fn visit<T: Component>(&mut self, index: usize, value: T) {
         // `in_tables::<T>` is a constant (the branch folds away) and agrees with the
-        // `id_in_tables` the bundle cache laid the columns out by (`OffTable` contract).
-        if !O::in_tables::<T>() {
+        // `id_in_tables` the bundle cache laid the columns out by (`OffTable` contract). A
+        // movable type's place is a run-time fact: the bundle cache's column says it.
+        let in_table = match T::MOVABLE {
+            false => O::in_tables::<T>(),
+            true => self.field_columns[index] != NOT_IN_TABLE,
+        };
+        if !in_table {
             debug_assert_eq!(self.field_columns[index], NOT_IN_TABLE);
             return self.send_off(index, value);
         }

@@ -59,6 +59,21 @@ pub struct ArchetypeStorage {
 }
 
 impl ArchetypeStorage {
+    /// Forgets every bundle's resolved table and field columns, so the next spawn of each
+    /// bundle type asks its split again where each field goes: what a storage built on
+    /// this one calls after moving a component between the tables and elsewhere (the
+    /// [`OffTable`] contract for movable types).
+    pub fn forget_bundles(&mut self) {
+        self.bundles.clear();
+    }
+
+    /// The tables, graph, component index and records, for moving rows (a storage built on
+    /// this one changing where a component lives).
+    #[inline]
+    pub fn archetypes_mut(&mut self) -> &mut Archetypes {
+        &mut self.archetypes
+    }
+
     /// The tables, graph, component index and records (read-only).
     #[inline]
     pub fn archetypes(&self) -> &Archetypes {

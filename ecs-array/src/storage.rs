@@ -4,7 +4,7 @@
 use std::ptr::NonNull;
 
 use ecs_core::bundle::{Bundle, BundleInfo, BundleVisitor};
-use ecs_core::component::{Component, ComponentId, Components};
+use ecs_core::component::{Component, ComponentId, Components, StorageKind};
 use ecs_core::entity::Entity;
 use ecs_core::layout::{ComponentBytes, StorageLayout, StorageUnit, UnitKind};
 use ecs_core::storage::{ByEntity, QueryDescriptor, SparseLookup, Storage};
@@ -223,6 +223,12 @@ unsafe impl Storage for ArrayStorage {
         _alive: &'a [Entity],
     ) -> ArrayChunks<'a> {
         ArrayChunks::new(self, cache, descriptor)
+    }
+
+    /// Every component is in its own array indexed by entity: no tables, so a sparse kind
+    /// (adding or removing one moves nothing else).
+    fn storage_kind(&self, _: ComponentId, _: &Components) -> StorageKind {
+        StorageKind::Sparse
     }
 
     fn memory_usage(&self) -> usize {

@@ -66,6 +66,7 @@ pub mod required;
 pub mod schedule;
 pub mod snapshot;
 pub mod stale;
+pub mod storage_moves;
 pub mod trace;
 pub mod unstored;
 pub mod world_layout;
@@ -139,6 +140,7 @@ macro_rules! suite {
                 reactions::snapshot_loads_run_the_hooks => snapshot_loads_run_hooks,
                 reactions::multi_step_operations_run_hooks_once_whole => multi_step_hooks,
                 reactions::reactions_set_later_reach_bundles_used_before => reactions_set_later,
+                storage_moves::moving_a_component_changes_no_answer => storage_moves,
                 disabling::disabled_entities_leave_every_query_path => disabled_every_path,
                 disabling::states_built_before_the_first_disable_catch_up => disabled_stale_states,
                 disabling::change_driven_runs_leave_disabled_entities_out => disabled_change_driven,

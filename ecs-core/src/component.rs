@@ -73,6 +73,15 @@ pub trait Component: Send + Sync + 'static {
     /// The storage this type asks for where the backend offers a choice.
     const STORAGE: StorageKind = StorageKind::Table;
 
+    /// Whether the type may change storage while the world runs
+    /// ([`World::set_storage`](crate::World::set_storage), on the hybrid backend). False by
+    /// default: a type that never moves is read through code that knows its storage at
+    /// compile time (a table column or a sparse look-up, chosen when the query is
+    /// monomorphised). A movable type is read by asking where it is kept now, a look-up
+    /// per read where the backend has both kinds. `#[component(movable)]` on the derive
+    /// sets it.
+    const MOVABLE: bool = false;
+
     /// The fields a scripting layer may read and write by name
     /// ([`World::get_property`](crate::World::get_property)); `None` (the default) for a type
     /// without properties. `#[component(properties)]` on the derive lists every field (see
@@ -164,6 +173,7 @@ pub struct ComponentInfo {
     storage: StorageKind,
     tracks_changes: bool,
     mutable: bool,
+    movable: bool,
     instance: Option<Instance>,
     properties: Option<&'static [Property]>,
 }
@@ -213,10 +223,18 @@ impl ComponentInfo {
     pub fn type_id(&self) -> Option<TypeId> {
         self.type_id
     }
-    /// The storage the component asked for (see [`StorageKind`]).
+    /// The storage the component asked for (see [`StorageKind`]), or the one it was moved
+    /// to since ([`World::set_storage`](crate::World::set_storage)).
     #[inline]
     pub fn storage(&self) -> StorageKind {
         self.storage
+    }
+    /// Whether the component may change storage at run time: [`Component::MOVABLE`] for a
+    /// Rust type and its named instances, always for run-time components (which are read
+    /// by id, never through code that assumed their storage).
+    #[inline]
+    pub fn movable(&self) -> bool {
+        self.movable
     }
     /// Whether additions and writes are recorded for change filters
     /// ([`Mutability::TRACK_CHANGES`] of the type's [`Component::Mutability`]; always false
@@ -452,6 +470,7 @@ impl Components {
         info.type_id = Some(TypeId::of::<T>());
         info.tracks_changes = tracks_changes::<T>();
         info.mutable = <T::Mutability as Mutability>::MUTABLE;
+        info.movable = T::MOVABLE;
         info.properties = T::PROPERTIES.map(Property::erase);
         self.by_type.insert(TypeId::of::<T>(), id);
         self.recent.remember(TypeId::of::<T>(), id.0);
@@ -523,6 +542,13 @@ impl Components {
         id
     }
 
+    /// Records that `id`'s values are kept as `kind` from now on: what
+    /// [`World::set_storage`](crate::World::set_storage) writes once the storage has moved
+    /// them, so every plan made afterwards reads the new kind.
+    pub(crate) fn set_storage(&mut self, id: ComponentId, kind: StorageKind) {
+        self.infos[id.index()].storage = kind;
+    }
+
     fn push(&mut self, d: ComponentDescriptor) -> ComponentId {
         let index = u32::try_from(self.infos.len()).expect("more than 2^32 component types");
         let id = ComponentId(index);
@@ -536,6 +562,7 @@ impl Components {
             storage: d.storage,
             tracks_changes: false,
             mutable: true,
+            movable: true,
             instance: None,
             properties: None,
         });
@@ -575,6 +602,7 @@ impl Components {
         info.type_id = base.type_id;
         info.tracks_changes = base.tracks_changes;
         info.mutable = base.mutable;
+        info.movable = base.movable;
         info.properties = base.properties;
         info.instance = Some(Instance { of, name: name_id });
         self.instances.insert((of, name_id), id);

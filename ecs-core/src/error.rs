@@ -206,6 +206,16 @@ pub enum EcsError {
         /// The limit.
         limit: usize,
     },
+    /// A component's storage could not be changed
+    /// ([`World::set_storage`](crate::World::set_storage)): the backend keeps every
+    /// component in one kind of storage, the type is not movable, or an owning group holds
+    /// it. Nothing moved.
+    Storage {
+        /// The component's name.
+        component: String,
+        /// Why.
+        reason: String,
+    },
 }
 
 impl EcsError {
@@ -314,6 +324,9 @@ impl fmt::Display for EcsError {
                 "event {event} was triggered more than {limit} levels deep (observers triggering \
                  observers); the rest of the chain was dropped"
             ),
+            EcsError::Storage { component, reason } => {
+                write!(f, "cannot change the storage of {component}: {reason}")
+            }
             EcsError::Untracked(component) => write!(
                 f,
                 "component {component} does not track changes, so Added/Changed cannot filter on it"

@@ -26,7 +26,7 @@ use std::ptr::NonNull;
 
 use crate::blob::BlobVec;
 use crate::bundle::{Bundle, BundleInfo};
-use crate::component::{Component, ComponentId, Components};
+use crate::component::{Component, ComponentId, Components, StorageKind};
 use crate::entity::Entity;
 use crate::layout::StorageLayout;
 
@@ -503,6 +503,49 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
     fn align_with_tables(&mut self, component: ComponentId) -> bool {
         let _ = component;
         false
+    }
+
+    /// Where this backend keeps `component`'s values. A backend with one kind of storage
+    /// answers it whatever the component asked for (the default: tables; the sparse-set
+    /// backends answer sparse); the hybrid answers the kind the registry records now.
+    fn storage_kind(&self, component: ComponentId, components: &Components) -> StorageKind {
+        let _ = (component, components);
+        StorageKind::Table
+    }
+
+    /// Moves every value of `component` into storage `kind`: entities keep their handles
+    /// and values; nothing is dropped, no value is added or removed. All or nothing: room
+    /// for every value is made before the first one moves, and the moves themselves run
+    /// no user code, so an error or a panic (an allocation failing) leaves every value
+    /// where it was. The default refuses: only a backend with both kinds of storage (the
+    /// hybrid) can move a component between them.
+    ///
+    /// # Errors
+    /// [`EcsError::Storage`](crate::EcsError::Storage) when the backend cannot keep `component` as `kind` (one kind
+    /// of storage for every component, or an owning group holds it); nothing moved.
+    ///
+    /// # Safety
+    /// `component` is registered in `components`, the world's registry, which records its
+    /// current kind and says it is movable ([`ComponentInfo::movable`]); on `Ok` the caller
+    /// records `kind` for it in the registry before any other call to this storage (plans
+    /// and spawns read the kind there).
+    ///
+    /// [`ComponentInfo::movable`]: crate::component::ComponentInfo::movable
+    unsafe fn set_storage(
+        &mut self,
+        component: ComponentId,
+        kind: StorageKind,
+        components: &Components,
+    ) -> Result<(), crate::EcsError> {
+        let _ = kind;
+        Err(crate::EcsError::Storage {
+            component: components.info(component).name().to_owned(),
+            reason: format!(
+                "the {} backend keeps every component in one kind of storage; only the \
+                 hybrid backend moves a component between tables and sparse sets",
+                Self::NAME
+            ),
+        })
     }
 
     /// Prepares room for `additional` entities spawned with bundle `info`.

@@ -27,6 +27,8 @@ pub(crate) struct ComponentAttrs {
     pub properties: bool,
     /// `clone`: `World::clone_entity` copies values (the type is `Clone`).
     pub clone: bool,
+    /// `movable`: `World::set_storage` may move the type between tables and sparse sets.
+    pub movable: bool,
     /// `crate = "path"`.
     pub krate: Option<Path>,
     /// `requires(A, B = expr)`: the required types, each with its constructor expression
@@ -79,6 +81,8 @@ impl ComponentAttrs {
             parse_flag(&meta, "properties", &mut self.properties)?;
         } else if meta.path.is_ident("clone") {
             parse_flag(&meta, "clone", &mut self.clone)?;
+        } else if meta.path.is_ident("movable") {
+            parse_flag(&meta, "movable", &mut self.movable)?;
         } else if meta.path.is_ident("crate") {
             parse_crate(&meta, &mut self.krate)?;
         } else if meta.path.is_ident("requires") {
@@ -98,7 +102,7 @@ impl ComponentAttrs {
             return Err(meta.error(format!(
                 "unknown component attribute `{}`: expected `storage = \"table\"`, \
                  `storage = \"sparse\"`, `track_changes`, `immutable`, `properties`, \
-                 `clone`, `requires(..)`, `on_add = hook` (also `on_insert`, `on_replace`, \
+                 `clone`, `movable`, `requires(..)`, `on_add = hook` (also `on_insert`, `on_replace`, \
                  `on_remove`, `on_despawn`) or `crate = \"path\"`",
                 meta.path.to_token_stream()
             )));
@@ -135,7 +139,7 @@ impl ComponentAttrs {
     }
 }
 
-/// A flag attribute (`track_changes`, `immutable`, `properties`, `clone`): no value, given
+/// A flag attribute (`track_changes`, `immutable`, `properties`, `clone`, `movable`): no value, given
 /// once.
 fn parse_flag(meta: &ParseNestedMeta<'_>, name: &str, slot: &mut bool) -> syn::Result<()> {
     if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
@@ -316,6 +320,8 @@ mod tests {
     fn clone_is_a_flag() {
         let attrs = component(vec![parse_quote!(#[component(clone, track_changes)])]).unwrap();
         assert!(attrs.clone && attrs.track_changes);
+        let attrs = component(vec![parse_quote!(#[component(movable)])]).unwrap();
+        assert!(attrs.movable && !attrs.clone);
         let twice = component(vec![parse_quote!(#[component(clone, clone)])]);
         assert!(twice
             .err()

@@ -44,6 +44,11 @@ pub(crate) fn derive(input: &DeriveInput, root: Root) -> syn::Result<TokenStream
         }
     });
     let hooks = hooks(&attrs.hooks, &root);
+    let movable = attrs.movable.then(|| {
+        quote!(
+            const MOVABLE: bool = true;
+        )
+    });
     Ok(quote! {
         #[automatically_derived]
         impl #impl_generics #root::component::Component for #name #ty_generics #where_clause {
@@ -52,6 +57,7 @@ pub(crate) fn derive(input: &DeriveInput, root: Root) -> syn::Result<TokenStream
             #properties
             #requirements
             #clone
+            #movable
             #hooks
         }
     })

@@ -73,6 +73,9 @@ macro_rules! component_doc {
 Attributes, all optional, in one `#[component(...)]` or several:
 * `storage = \"table\"` (the default) or `storage = \"sparse\"`: the type's
   `Component::STORAGE`, read by the hybrid backend;
+* `movable`: `Component::MOVABLE`: the hybrid backend may move the type between tables and
+  sparse sets while the world runs (`World::set_storage`), and reads it by looking up where
+  it is kept instead of deciding at compile time;
 * `track_changes`: `Component::Mutability` becomes `Tracked`: `&mut T` in a query and
   `World::get_mut` give a `Mut<T>` guard that records the first write, and the `Added` /
   `Changed` filters see the type (without it, `Mutable`: a plain `&mut T`, nothing recorded);

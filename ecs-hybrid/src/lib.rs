@@ -50,6 +50,7 @@
 //! ```
 
 mod chunk;
+mod migrate;
 mod place;
 mod query_cache;
 mod split;

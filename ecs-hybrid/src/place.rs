@@ -28,11 +28,14 @@ impl EntityPlace for HybridPlace<'_> {
         }
     }
 
-    /// The half `T::STORAGE` names, with no look-up of the kind: a typed component is kept
-    /// as its declared kind (the registry records `T::STORAGE`), and a half that never
+    /// The half `T::STORAGE` names, with no look-up of the kind: a typed component that is
+    /// not movable is kept as its declared kind (the registry records `T::STORAGE`), and a half that never
     /// stored it answers `None`, as `ptr` does.
     #[inline]
     fn ptr_of<T: Component>(&self, component: ComponentId) -> Option<NonNull<u8>> {
+        if T::MOVABLE {
+            return self.ptr(component);
+        }
         match T::STORAGE {
             StorageKind::Table => self.row.ptr_of::<T>(component),
             StorageKind::Sparse => self.storage.sparse.get_ptr(self.entity, component),

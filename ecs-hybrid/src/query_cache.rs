@@ -11,9 +11,10 @@ use crate::storage::HybridStorage;
 /// A hybrid query's cached plan: which slots are table components, and the table matches.
 ///
 /// # Invariants
-/// Once `planned`, for the descriptor the plan was made for: `kinds[s]` is the registered
-/// kind of slot `s`'s component (a fact fixed at registration, so the plan never goes
-/// stale); `table_descriptor` is that descriptor with every sparse slot made `Optional` and
+/// Once planned (`planned_at` is not 0), for the descriptor the plan was made for and while
+/// the storage's `plans` stamp is still `planned_at`: `kinds[s]` is the registered kind of slot `s`'s component
+/// (fixed at registration unless a movable component is moved, which counts a move, so
+/// the plan is made again); `table_descriptor` is that descriptor with every sparse slot made `Optional` and
 /// every table slot keeping its role; `tables` was built from `table_descriptor` unless
 /// `all_sparse`, which is true exactly when no slot is a table component; `joins_sets` is
 /// true exactly when some slot is a sparse component (so, when it is false, the table
@@ -41,7 +42,7 @@ pub struct HybridQueryCache {
     pub(crate) tables: QueryCache,
     pub(crate) all_sparse: bool,
     pub(crate) joins_sets: bool,
-    pub(crate) planned: bool,
+    pub(crate) planned_at: u64,
     pub(crate) aligned: Vec<u32>,
     pub(crate) aligned_at: Option<u64>,
     pub(crate) drivers: u32,
@@ -83,7 +84,6 @@ impl HybridQueryCache {
         self.tables = QueryCache::default();
         self.aligned.clear();
         self.aligned_at = None;
-        self.planned = true;
     }
 
     /// Recomputes the alignment memo for `storage` as it is now (see the type's docs).

@@ -14,7 +14,9 @@ use ecs_sparse::SparseStorage;
 pub(crate) struct SparseFields<'a>(pub(crate) &'a mut SparseStorage);
 
 // SAFETY: typed components are registered with `T::STORAGE` (a named instance of `T` with
-// `T`'s storage kind), so the two answers agree, and a registered kind never changes.
+// `T`'s storage kind), so the two answers agree, and the kind of a type that is not movable
+// never changes (`World::set_storage` refuses it). A movable type's kind may change: the
+// hybrid forgets its cached bundles with every move (`HybridStorage::migrate`).
 unsafe impl OffTable for SparseFields<'_> {
     #[inline(always)]
     fn in_tables<T: Component>() -> bool {

@@ -62,27 +62,44 @@ use crate::split::SparseFields;
 /// * Every entity the world holds with a table component has a table row holding them; one
 ///   with none has no row (as in [`Archetypes`]). Its sparse components are in `sparse`.
 /// * `kinds[c]` is `Some(k)` once any value of component `c` was stored, with `k` the kind
-///   registered for `c`; table components only ever live in `tables`, sparse ones only in
-///   `sparse`.
+///   the registry records for `c` (its declared kind, or the one it was moved to); table
+///   components only ever live in `tables`, sparse ones only in `sparse` (a set left empty
+///   by a move to the tables holds nothing).
 /// * Every bundle `tables` spawns or reserves for is split by `SparseFields` (table
 ///   components in the table, sparse ones handed to `sparse`).
+/// * `plans` is never 0 and changes (is incremented) whenever a component moves between
+///   the halves ([`Storage::set_storage`]): a query plan stamped with another value (0:
+///   never planned) may name a slot's kind wrongly and is made again.
 /// * `structure` changes (is incremented) at the start of every `&mut self` method, so
 ///   while it keeps a value no table's entities and no set's entities have changed: what
 ///   makes a [`HybridQueryCache`]'s alignment memo, stamped with the value it was computed
 ///   at, exact.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct HybridStorage {
     pub(crate) tables: ArchetypeStorage,
     pub(crate) sparse: SparseStorage,
-    kinds: Vec<Option<StorageKind>>,
+    pub(crate) kinds: Vec<Option<StorageKind>>,
     pub(crate) structure: u64,
+    pub(crate) plans: u64,
+}
+
+impl Default for HybridStorage {
+    fn default() -> Self {
+        HybridStorage {
+            tables: ArchetypeStorage::default(),
+            sparse: SparseStorage::default(),
+            kinds: Vec::new(),
+            structure: 0,
+            plans: 1,
+        }
+    }
 }
 
 impl HybridStorage {
     /// Marks a `&mut self` call (see the `structure` invariant): any alignment memo made
     /// before it is no longer used.
     #[inline(always)]
-    fn restructure(&mut self) {
+    pub(crate) fn restructure(&mut self) {
         self.structure = self.structure.wrapping_add(1);
     }
 
@@ -221,8 +238,8 @@ impl HybridStorage {
 //   and the driving slot is `Dense` at the set's positions the run was built from, which
 //   hold exactly the run's entities in order (each was checked to be the table's next row)
 //   and lie in the set (`run_at`). Runs have no key.
-// * `is_dense::<T>()` is true only for table components (`T::STORAGE`, which is also the kind
-//   `T` is registered with). The plan takes every slot's kind from the registry, stored or
+// * `is_dense::<T>()` is true only for table components that are not movable (`T::STORAGE`,
+//   which is also the kind `T` is registered with, and keeps: only movable kinds change). The plan takes every slot's kind from the registry, stored or
 //   not, so a table component's slot is never planned as sparse: an all-sparse plan has no
 //   table slot, and a table plan keeps each table slot's role in the table descriptor. Table
 //   chunks come only from tables matching that descriptor, so a required table slot is a
@@ -244,9 +261,11 @@ unsafe impl Storage for HybridStorage {
     type QueryCache = HybridQueryCache;
     type Place<'a> = HybridPlace<'a>;
 
+    /// A table component that never moves: a movable one may be in a set by the time a
+    /// query runs.
     #[inline(always)]
     fn is_dense<T: Component>() -> bool {
-        T::STORAGE == StorageKind::Table
+        T::STORAGE == StorageKind::Table && !T::MOVABLE
     }
 
     /// One match per run instead of one per chunk: each arm folds its own half's chunks
@@ -488,13 +507,17 @@ unsafe impl Storage for HybridStorage {
         }
     }
 
-    /// The half `T::STORAGE` names, as `HybridPlace::ptr_of` reads.
+    /// The half `T::STORAGE` names, as `HybridPlace::ptr_of` reads (a movable type: the
+    /// half it is kept in now).
     #[inline]
     fn get_ptr_of<T: Component>(
         &self,
         entity: Entity,
         component: ComponentId,
     ) -> Option<NonNull<u8>> {
+        if T::MOVABLE {
+            return self.get_ptr(entity, component);
+        }
         match T::STORAGE {
             StorageKind::Table => self.tables.get_ptr_of::<T>(entity, component),
             StorageKind::Sparse => self.sparse.get_ptr(entity, component),
@@ -546,8 +569,13 @@ unsafe impl Storage for HybridStorage {
         // `id` is `T`'s id or a named instance of `T`, registered with `T::STORAGE` either
         // way (the type invariant `SparseFields` relies on too): deciding on the constant
         // leaves the other half's insert out of this `T`'s code, so a table insert carries
-        // none of the sparse path's registers and branches.
-        if T::STORAGE == StorageKind::Table {
+        // none of the sparse path's registers and branches. A movable type goes to the half
+        // it is kept in now.
+        let in_tables = match T::MOVABLE {
+            false => T::STORAGE == StorageKind::Table,
+            true => self.kind(id) == Some(StorageKind::Table),
+        };
+        if in_tables {
             // SAFETY: forwarded contract (`entity` held, `id` is `T`'s id in the registry).
             unsafe { self.tables.insert(entity, id, value, components) }
         } else {
@@ -623,11 +651,19 @@ unsafe impl Storage for HybridStorage {
         }
     }
 
-    /// The half `T::STORAGE` names (a typed component is kept as its declared kind).
+    /// The half `T::STORAGE` names (a typed component that is not movable is kept as its
+    /// declared kind; a movable one in the half it is kept in now).
     #[inline(always)]
     unsafe fn remove_typed<T: Component>(&mut self, entity: Entity, id: ComponentId) -> Option<T> {
         self.restructure();
-        if T::STORAGE == StorageKind::Table {
+        let in_tables = match T::MOVABLE {
+            false => T::STORAGE == StorageKind::Table,
+            true => match self.kind(id) {
+                Some(kind) => kind == StorageKind::Table,
+                None => return None,
+            },
+        };
+        if in_tables {
             // SAFETY: forwarded contract.
             unsafe { self.tables.remove_typed::<T>(entity, id) }
         } else {
@@ -651,8 +687,9 @@ unsafe impl Storage for HybridStorage {
         descriptor: &QueryDescriptor,
         components: &Components,
     ) {
-        if !cache.planned {
+        if cache.planned_at != self.plans {
             cache.plan(descriptor, components);
+            cache.planned_at = self.plans;
         }
         debug_assert_eq!(
             cache.kinds.len(),
@@ -716,6 +753,25 @@ unsafe impl Storage for HybridStorage {
             // The memo only while the storage is as it was when the memo was made.
             memo: cache.aligned_at == Some(self.structure),
         }
+    }
+
+    /// The kind the registry records: the declared one, or the one a move chose.
+    fn storage_kind(&self, component: ComponentId, components: &Components) -> StorageKind {
+        components.info(component).storage()
+    }
+
+    /// Moves the component's values between the halves (see the `migrate` module).
+    unsafe fn set_storage(
+        &mut self,
+        component: ComponentId,
+        kind: StorageKind,
+        components: &Components,
+    ) -> Result<(), EcsError> {
+        if components.info(component).storage() == kind {
+            return Ok(());
+        }
+        // SAFETY: forwarded contract.
+        unsafe { self.migrate(component, kind, components) }
     }
 
     /// Sorts the set by (table, row): entities with a row in table order, each table's rows

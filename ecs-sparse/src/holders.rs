@@ -139,6 +139,12 @@ impl Holders {
         &mut page[offset * words..(offset + 1) * words]
     }
 
+    /// Makes `entity`'s slot exist (its page allocated, its mask unchanged), so that
+    /// marking it later allocates nothing.
+    pub fn reserve_for(&mut self, entity: Entity) {
+        self.slot_mut(entity);
+    }
+
     /// Records that `entity` may be held by the set of `component`.
     #[inline]
     pub fn mark(&mut self, entity: Entity, component: ComponentId) {

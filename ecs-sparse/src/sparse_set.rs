@@ -624,6 +624,12 @@ impl SparseSet {
         self.data.clear();
     }
 
+    /// Allocates the sparse page that `entity`'s entry lives on (its entry unchanged), so
+    /// that inserting the entity later allocates no page.
+    pub fn reserve_entry(&mut self, entity: Entity) {
+        self.sparse.entry_mut(entity.index());
+    }
+
     /// Makes room for `additional` more entities in the dense arrays (the sparse pages
     /// depend on which indices arrive, so they are allocated as they are touched).
     pub fn reserve(&mut self, additional: usize) {

@@ -17,7 +17,7 @@
 use std::ptr::NonNull;
 
 use ecs_core::bundle::{Bundle, BundleInfo, BundleVisitor};
-use ecs_core::component::{Component, ComponentId, Components};
+use ecs_core::component::{Component, ComponentId, Components, StorageKind};
 use ecs_core::layout::{ComponentBytes, GroupLayout, StorageLayout};
 use ecs_core::storage::{
     spawn_columns_by_entity, ByEntity, ColumnValues, QueryDescriptor, Storage,
@@ -125,6 +125,35 @@ impl SparseStorage {
                 true
             }
             None => false,
+        }
+    }
+
+    /// Whether an owning group owns `component` (a group decides its sets' order and
+    /// keeps only sparse components).
+    pub fn is_grouped(&self, component: ComponentId) -> bool {
+        self.owner(component).is_some()
+    }
+
+    /// Makes room for `entities` (none of them holding it yet) to gain `component`: its
+    /// set created, its dense arrays reserved, each entity's sparse page and holder slot
+    /// allocated. After this, inserting exactly those entities allocates nothing, so a
+    /// storage moving many values into the set does all its allocating before the first
+    /// move.
+    pub fn reserve_for(
+        &mut self,
+        component: ComponentId,
+        entities: &[Entity],
+        components: &Components,
+    ) {
+        let set = self.set_mut(component, components);
+        set.reserve(entities.len());
+        for &entity in entities {
+            set.reserve_entry(entity);
+        }
+        if let Some(holders) = &mut self.holders {
+            for &entity in entities {
+                holders.reserve_for(entity);
+            }
         }
     }
 
@@ -573,6 +602,11 @@ unsafe impl Storage for SparseStorage {
         Driver::choose(self, descriptor)
             .chunk(self, descriptor, alive)
             .into_iter()
+    }
+
+    /// Every component is in a sparse set, whatever it asked for.
+    fn storage_kind(&self, _: ComponentId, _: &Components) -> StorageKind {
+        StorageKind::Sparse
     }
 
     fn memory_usage(&self) -> usize {

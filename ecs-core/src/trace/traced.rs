@@ -5,7 +5,7 @@ use std::ptr::NonNull;
 use super::format::Op;
 use super::recorder::Recorder;
 use crate::bundle::{Bundle, BundleInfo};
-use crate::component::{Component, ComponentId, Components};
+use crate::component::{Component, ComponentId, Components, StorageKind};
 use crate::entity::Entity;
 use crate::layout::StorageLayout;
 use crate::storage::{ChunkKey, ChunkRow, ColumnValues, FoldChunk, QueryDescriptor, Storage};
@@ -194,6 +194,22 @@ unsafe impl<S: Storage> Storage for Traced<S> {
 
     fn align_with_tables(&mut self, component: ComponentId) -> bool {
         self.inner.align_with_tables(component)
+    }
+
+    fn storage_kind(&self, component: ComponentId, components: &Components) -> StorageKind {
+        self.inner.storage_kind(component, components)
+    }
+
+    /// Forwarded; the trace does not record the move (its component table keeps each
+    /// component's declared kind, and a replay chooses its own layout).
+    unsafe fn set_storage(
+        &mut self,
+        component: ComponentId,
+        kind: StorageKind,
+        components: &Components,
+    ) -> Result<(), crate::EcsError> {
+        // SAFETY: forwarded contract.
+        unsafe { self.inner.set_storage(component, kind, components) }
     }
 
     unsafe fn reserve(&mut self, info: &BundleInfo, components: &Components, additional: usize) {

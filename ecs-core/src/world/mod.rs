@@ -16,6 +16,7 @@ mod load;
 mod named;
 mod properties;
 mod required;
+mod storage_kind;
 
 pub use entity_ref::{EntityMut, EntityRef};
 pub use hook_world::HookWorld;
