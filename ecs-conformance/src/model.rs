@@ -44,8 +44,16 @@ mixable! {
     B(String);
     /// Zero-sized.
     Tag;
-    /// Odd size and alignment 1.
-    D([u8; 3]);
+}
+
+/// Odd size and alignment 1; movable, so the model moves its storage among the churn
+/// (`World::set_storage`: the hybrid moves it, the other backends refuse).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct D<const SPARSE: bool>(pub [u8; 3]);
+impl<const SPARSE: bool> Component for D<SPARSE> {
+    type Mutability = ecs_core::Mutable;
+    const STORAGE: StorageKind = kind(SPARSE);
+    const MOVABLE: bool = true;
 }
 
 /// A derived bundle over two of the mixable components (the const generics pass through).
@@ -258,8 +266,28 @@ impl<S: Storage, const SA: bool, const SB: bool, const ST: bool, const SD: bool>
             66..=77 => self.check_one(),
             78..=83 => self.relate(),
             84..=91 => self.mutate(),
-            92..=97 => self.named(),
+            92..=96 => self.named(),
+            97 => self.move_d(),
             _ => self.check_query(),
+        }
+    }
+
+    /// Moves `D`'s storage to a random kind: a backend with both kinds moves it, the
+    /// others refuse any kind but their own; no answer changes (the next comparison of the
+    /// whole world checks every value).
+    fn move_d(&mut self) {
+        let kind = match self.rng.index(2) {
+            0 => StorageKind::Table,
+            _ => StorageKind::Sparse,
+        };
+        let was = self.world.storage_kind::<D<SD>>();
+        match self.world.set_storage::<D<SD>>(kind) {
+            Ok(()) => assert_eq!(self.world.storage_kind::<D<SD>>(), Some(kind)),
+            Err(EcsError::Storage { .. }) => {
+                assert_ne!(was, Some(kind), "a move to the kind it has is nothing");
+                assert_eq!(self.world.storage_kind::<D<SD>>(), was);
+            }
+            Err(other) => panic!("set_storage: {other}"),
         }
     }
 

@@ -198,9 +198,15 @@ pub struct GroupModel {
 }
 
 impl GroupModel {
-    /// Whether the request for `slots` succeeds; records the group if it does.
-    pub fn request(&mut self, slots: &[usize], sparse_only: bool) -> bool {
-        if sparse_only && slots.iter().any(|&s| s % 2 == 0) {
+    /// Whether a group owns `slot`.
+    pub fn owns(&self, slot: usize) -> bool {
+        self.owned.contains(&slot)
+    }
+
+    /// Whether the request for `slots` succeeds; records the group if it does. `in_tables`
+    /// says which slots the backend keeps in tables now (a group takes none of them).
+    pub fn request(&mut self, slots: &[usize], in_tables: impl Fn(usize) -> bool) -> bool {
+        if slots.iter().any(|&s| in_tables(s)) {
             return false;
         }
         if slots.len() < 2 || slots.iter().any(|s| self.owned.contains(s)) {

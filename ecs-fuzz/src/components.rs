@@ -9,7 +9,7 @@
 //! | [`A`] | plain 4-byte data |
 //! | [`B`] | owns heap memory (a `String`): moves and drops must be exact |
 //! | [`Tag`] | zero-sized |
-//! | [`D`] | odd size, alignment 1 |
+//! | [`D`] | odd size, alignment 1; movable (`World::set_storage`) |
 //! | [`Hp`] | tracks changes (`Added<T>`, `Changed<T>`, `Mut<T>`) |
 //! | [`Ghost`] | never stored by any operation: queries naming it must match nothing |
 //!
@@ -113,6 +113,9 @@ pub const POOL_NAMES: [&str; POOL] = [
     "Ghost<sparse>",
 ];
 
+/// The pool slot of `D<table>` (`D<sparse>` is the next): the movable pair.
+pub const D_TABLE: usize = 6;
+
 /// Whether the pool type at `slot` tracks changes (the `Hp` pair).
 pub const fn tracked(slot: usize) -> bool {
     slot == Hp::<false>::SLOT || slot == Hp::<true>::SLOT
@@ -159,9 +162,12 @@ impl<const SPARSE: bool> Component for Tag<SPARSE> {
     type Mutability = ecs_core::Mutable;
     const STORAGE: StorageKind = kind(SPARSE);
 }
+/// Movable: `World::set_storage` may move it (the fuzzer's storage moves pick it and the
+/// run-time components), so the hybrid reads it by asking where it is kept.
 impl<const SPARSE: bool> Component for D<SPARSE> {
     type Mutability = ecs_core::Mutable;
     const STORAGE: StorageKind = kind(SPARSE);
+    const MOVABLE: bool = true;
 }
 impl<const SPARSE: bool> Component for Hp<SPARSE> {
     const STORAGE: StorageKind = kind(SPARSE);
@@ -355,4 +361,16 @@ macro_rules! with_untracked_type {
              10 => G0, 11 => G1],
             other => unreachable!("slot {other} is tracked"))
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_movable_pair_is_where_the_runner_looks() {
+        assert_eq!(POOL_NAMES[D_TABLE], "D<table>");
+        assert_eq!(POOL_NAMES[D_TABLE + 1], "D<sparse>");
+        assert!(<D<false> as Component>::MOVABLE && <D<true> as Component>::MOVABLE);
+    }
 }

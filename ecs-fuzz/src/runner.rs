@@ -9,11 +9,11 @@ use std::borrow::Cow;
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use ecs_core::{Commands, EcsError, Entity};
+use ecs_core::{Commands, EcsError, Entity, StorageKind};
 
 use crate::bundles::{FuzzBundle, GroupModel, GROUPS};
 use crate::components::{
-    canonical, dynamic_bytes, ghost, tracked, PoolComponent, POOL, POOL_NAMES,
+    canonical, dynamic_bytes, ghost, tracked, PoolComponent, D, DYNAMIC, D_TABLE, POOL, POOL_NAMES,
 };
 use crate::lanes::{dynamic_descriptor, Lanes, BACKENDS};
 use crate::model::Model;
@@ -168,6 +168,10 @@ pub(crate) struct Runner {
     pub(crate) current: &'static str,
     sparse_groups: GroupModel,
     hybrid_groups: GroupModel,
+    /// Which pool slots the hybrid keeps in sparse sets now (declared, or moved there).
+    hybrid_sparse: [bool; POOL],
+    /// Which run-time components the hybrid keeps in sparse sets now.
+    hybrid_dynamic_sparse: [bool; DYNAMIC],
     pending: Vec<ModelCommand>,
     /// Model reader of each persistent reader.
     pub(crate) readers: Vec<usize>,
@@ -208,6 +212,8 @@ impl Runner {
             current: "model",
             sparse_groups: GroupModel::default(),
             hybrid_groups: GroupModel::default(),
+            hybrid_sparse: std::array::from_fn(|slot| slot % 2 == 1),
+            hybrid_dynamic_sparse: [false, true],
             pending: Vec::new(),
             readers,
             shape_readers: std::collections::HashMap::new(),
@@ -594,9 +600,11 @@ impl Runner {
         self.model.flush();
         let want = [
             false,
-            self.sparse_groups.request(slots, false),
+            self.sparse_groups.request(slots, |_| false),
             false,
-            self.hybrid_groups.request(slots, true),
+            self.hybrid_groups.request(slots, |s| {
+                !self.hybrid_sparse.get(s).copied().unwrap_or(false)
+            }),
         ];
         let got = with_group!(group, G => {
             on_lanes!(self.lanes, self.current, lane => match lane.world.group::<G>() {
@@ -626,7 +634,10 @@ impl Runner {
         let which = usize::from(which % 2);
         let slot = POOL + which;
         let name = dynamic_descriptor(which).name;
-        match action % 3 {
+        if action % 4 == 3 {
+            return self.move_storage(target, value);
+        }
+        match action % 4 {
             0 => {
                 self.model.flush();
                 let want = self
@@ -669,6 +680,76 @@ impl Runner {
                 self.agree("get_bytes", &want, got)
             }
         }
+    }
+
+    /// `World::set_storage_by_id` of a run-time component or a `D` (the pool's movable
+    /// type; `pick % 4` chooses) to the kind `to % 2` names. The hybrid moves it (unless a
+    /// group owns it and the move is to the tables); the other backends keep it in their
+    /// one kind of storage and refuse any other. No answer changes: the worlds are compared
+    /// with the model as always by the operations that follow.
+    fn move_storage(&mut self, pick: u16, to: u32) -> Result<(), Failure> {
+        self.model.flush();
+        let kind = match to % 2 {
+            0 => StorageKind::Table,
+            _ => StorageKind::Sparse,
+        };
+        let pick = usize::from(pick % 4);
+        let slot = D_TABLE + (pick & 1);
+        let hybrid_was = match pick {
+            0 | 1 => self.hybrid_dynamic_sparse[pick],
+            _ => self.hybrid_sparse[slot],
+        };
+        let hybrid_was = if hybrid_was {
+            StorageKind::Sparse
+        } else {
+            StorageKind::Table
+        };
+        let grouped = pick >= 2 && self.hybrid_groups.owns(slot);
+        let hybrid_moves = hybrid_was != kind && !(grouped && kind == StorageKind::Table);
+        let outcome = |native: StorageKind, moves: bool| -> (bool, Option<StorageKind>) {
+            match native == kind || moves {
+                true => (true, Some(kind)),
+                false => (false, Some(native)),
+            }
+        };
+        let want = [
+            outcome(StorageKind::Table, false),
+            outcome(StorageKind::Sparse, false),
+            outcome(StorageKind::Table, false),
+            outcome(hybrid_was, hybrid_moves),
+            outcome(StorageKind::Sparse, false),
+        ];
+        let got = on_lanes!(self.lanes, self.current, lane => {
+            let id = match pick {
+                0 | 1 => lane.dynamic[pick],
+                2 => lane.world.register_component::<D<false>>(),
+                _ => lane.world.register_component::<D<true>>(),
+            };
+            let result = match lane.world.set_storage_by_id(id, kind) {
+                Ok(()) => Ok(true),
+                Err(EcsError::Storage { .. }) => Ok(false),
+                Err(other) => Err(other),
+            };
+            (result, lane.world.storage_kind_by_id(id))
+        });
+        for ((backend, (ok, kind_after)), got) in BACKENDS.iter().zip(want).zip(got) {
+            if got != (Ok(ok), kind_after) {
+                return Err((
+                    backend,
+                    format!(
+                        "set_storage (pick {pick}) to {kind:?}: expected moved/kept={ok} and \
+                         {kind_after:?}, got {got:?}"
+                    ),
+                ));
+            }
+        }
+        if hybrid_moves {
+            match pick {
+                0 | 1 => self.hybrid_dynamic_sparse[pick] = kind == StorageKind::Sparse,
+                _ => self.hybrid_sparse[slot] = kind == StorageKind::Sparse,
+            }
+        }
+        Ok(())
     }
 
     // Bundle 0 is the empty bundle: `make` returns `()` there.
