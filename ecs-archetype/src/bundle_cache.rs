@@ -54,8 +54,8 @@ impl BundleCache {
     /// The target of `info`'s bundle, resolved (and its table created) on first use,
     /// keeping only the fields `in_table` accepts in the table (the others get
     /// [`NOT_IN_TABLE`]; the all-tables backend accepts every field). `in_table` must give the
-    /// same answers every time for a given cache (it is only consulted on first use of a
-    /// bundle).
+    /// same answers every time for a given cache until it is cleared (it is only consulted
+    /// on first use of a bundle).
     #[inline]
     pub(crate) fn resolve_split(
         &mut self,

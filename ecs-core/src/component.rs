@@ -49,7 +49,9 @@ pub enum StorageKind {
 /// `impl Component for MyType { type Mutability = Mutable; }`. Override
 /// [`Component::STORAGE`] to pick sparse-set storage in a hybrid world. The choices are
 /// compile-time facts, so that a query's fetch resolves to "column + row" or "sparse
-/// lookup", and to a plain reference or a change-recording guard, when it is monomorphised.
+/// lookup", and to a plain reference or a change-recording guard, when it is monomorphised;
+/// a type declared [`Component::MOVABLE`] gives up the first (its storage may change at run
+/// time, so its reads ask where it is kept).
 ///
 /// [`Component::Mutability`] says how values are written (see [`mutability`]): in place
 /// through `&mut T` ([`Mutable`]), in place through a change-recording [`Mut<T>`](crate::Mut)
@@ -835,6 +837,9 @@ impl Components {
             storage: StorageKind::Table,
         });
         components.infos[id.index()].type_id = Some(TypeId::of::<Unstored>());
+        // Query slots of types not registered yet name the stand-in, read by code compiled
+        // for a fixed kind: it never moves.
+        components.infos[id.index()].movable = false;
         debug_assert_eq!(id, UNSTORED);
         components
     }

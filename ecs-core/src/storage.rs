@@ -170,8 +170,8 @@ pub trait EntityPlace: Copy {
     fn ptr(&self, component: ComponentId) -> Option<NonNull<u8>>;
 
     /// [`EntityPlace::ptr`] for `component` = `T`'s id: the same answer, for a backend that
-    /// can tell where `T` is kept from the type alone (`T::STORAGE`, as
-    /// [`Storage::is_dense`] does) and so skip looking up where `component` is kept, or
+    /// can tell where `T` is kept from the type alone (`T::STORAGE` of a type that is not
+    /// [`MOVABLE`](Component::MOVABLE), as [`Storage::is_dense`] does) and so skip looking up where `component` is kept, or
     /// that can use `T`'s size as the stride. Typed queries and
     /// [`EntityRef::get`](crate::EntityRef::get) read through this. For a `component` that
     /// is not `T`'s id the answer is unspecified (the crate passes only `T`'s id).
@@ -351,6 +351,11 @@ pub trait FoldChunk<C, B> {
 ///   is registered in, a chunk never answers `Sparse` for a slot of `T`, and never yields a
 ///   chunk where a required slot of `T` is `Absent` or an excluded slot is `Dense`, whether
 ///   or not a value of `T` was ever stored.
+/// * **Kinds that move.** A backend whose `set_storage` can succeed decides where a
+///   [`MOVABLE`](Component::MOVABLE) type's values are by what it keeps at run time, never
+///   by `T::STORAGE`: in `is_dense` (false for it), `ptr_of`, `get_ptr_of`, typed inserts
+///   and removes, and spawns. Query caches planned before a successful `set_storage` are
+///   planned again on their next update.
 /// * **Moves.** `remove_into` answering true has moved the entity's initialised value into
 ///   `dst` and forgotten it; answering false it touched neither `dst` nor the storage.
 /// * **Drops.** Every value moved in is dropped exactly once (by `despawn`, `clear`, `Drop`)
@@ -398,7 +403,9 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
         Self: 'a;
 
     /// Whether every value of `T` lives in dense chunk columns in this backend (a
-    /// compile-time fact; queries drop their sparse branch for such types).
+    /// compile-time fact; queries drop their sparse branch for such types). A backend whose
+    /// [`Storage::set_storage`] can move `T` answers false for a
+    /// [`MOVABLE`](Component::MOVABLE) `T` (see the contract's "Kinds that move").
     fn is_dense<T: Component>() -> bool;
 
     /// Stores a new entity with the bundle's components.
@@ -698,7 +705,7 @@ pub unsafe trait Storage: Default + Send + Sync + 'static {
     /// Brings `cache` up to date with the storage's current layout for `descriptor`.
     ///
     /// `components` is the registry every slot's component was registered in: it answers
-    /// each slot's [`StorageKind`](crate::StorageKind) even for a component no value of which
+    /// each slot's [`StorageKind`] even for a component no value of which
     /// was ever stored, so a backend never has to guess where a slot's values would live.
     fn update_query_cache(
         &self,

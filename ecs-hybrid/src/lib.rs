@@ -1,7 +1,9 @@
 //! # ecs-hybrid
 //!
 //! The hybrid storage backend: [`HybridStorage`], for [`ecs_core::World`]. Each component
-//! type chooses where it lives ([`Component::STORAGE`](ecs_core::Component::STORAGE)):
+//! type chooses where it lives ([`Component::STORAGE`](ecs_core::Component::STORAGE)), and a
+//! movable one can move while the world runs
+//! ([`World::set_storage`](ecs_core::World::set_storage)):
 //!
 //! * **table** components in archetype tables (`ecs-archetype`): dense rows that iterate
 //!   like the archetype backend's;

@@ -29,8 +29,9 @@ impl EntityPlace for HybridPlace<'_> {
     }
 
     /// The half `T::STORAGE` names, with no look-up of the kind: a typed component that is
-    /// not movable is kept as its declared kind (the registry records `T::STORAGE`), and a half that never
-    /// stored it answers `None`, as `ptr` does.
+    /// not movable is kept as its declared kind (the registry records `T::STORAGE`), and a
+    /// half that never stored it answers `None`, as `ptr` does. A movable type is read as
+    /// `ptr` reads it.
     #[inline]
     fn ptr_of<T: Component>(&self, component: ComponentId) -> Option<NonNull<u8>> {
         if T::MOVABLE {

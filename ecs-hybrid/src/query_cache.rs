@@ -12,10 +12,10 @@ use crate::storage::HybridStorage;
 ///
 /// # Invariants
 /// Once planned (`planned_at` is not 0), for the descriptor the plan was made for and while
-/// the storage's `plans` stamp is still `planned_at`: `kinds[s]` is the registered kind of slot `s`'s component
-/// (fixed at registration unless a movable component is moved, which counts a move, so
-/// the plan is made again); `table_descriptor` is that descriptor with every sparse slot made `Optional` and
-/// every table slot keeping its role; `tables` was built from `table_descriptor` unless
+/// the storage's `plans` stamp is still `planned_at`: `kinds[s]` is the registered kind of
+/// slot `s`'s component (fixed at registration unless a movable component is moved, which
+/// changes the stamp, so the plan is made again); `table_descriptor` is that descriptor
+/// with every sparse slot made `Optional` and every table slot keeping its role; `tables` was built from `table_descriptor` unless
 /// `all_sparse`, which is true exactly when no slot is a table component; `joins_sets` is
 /// true exactly when some slot is a sparse component (so, when it is false, the table
 /// descriptor is the descriptor itself).

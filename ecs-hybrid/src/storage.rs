@@ -1,7 +1,8 @@
 //! `HybridStorage`: archetype tables for table components, sparse sets for sparse ones.
 //!
-//! Each component type chooses once ([`Component::STORAGE`], or the descriptor of a run-time
-//! component). Dense, stable data (positions, meshes) lives in tables and iterates densely;
+//! Each component type chooses ([`Component::STORAGE`], or the descriptor of a run-time
+//! component); a movable one can change its mind while the world runs (see the `migrate`
+//! module). Dense, stable data (positions, meshes) lives in tables and iterates densely;
 //! churny data (tags, buffs, timers) lives in sparse sets, so adding or removing it moves no
 //! table row.
 //!
@@ -212,7 +213,7 @@ impl HybridStorage {
 // SAFETY:
 // * Table values live in `BlobVec` columns, sparse values in `SparseSet`s (raw allocations);
 //   an (entity, component) pair is in exactly one place (type invariant: a component has one
-//   kind), so pointers for distinct pairs do not overlap.
+//   kind at a time), so pointers for distinct pairs do not overlap.
 // * A plan with no sparse slot yields the archetype backend's chunks for the query's own
 //   descriptor (its table descriptor is the descriptor), with their guarantees unchanged.
 // * Table plans yield each matched table once and each entity has at most one row, so each
@@ -238,9 +239,9 @@ impl HybridStorage {
 //   and the driving slot is `Dense` at the set's positions the run was built from, which
 //   hold exactly the run's entities in order (each was checked to be the table's next row)
 //   and lie in the set (`run_at`). Runs have no key.
-// * `is_dense::<T>()` is true only for table components that are not movable (`T::STORAGE`,
-//   which is also the kind `T` is registered with, and keeps: only movable kinds change). The plan takes every slot's kind from the registry, stored or
-//   not, so a table component's slot is never planned as sparse: an all-sparse plan has no
+// * `is_dense::<T>()` is true only for table components that are not movable
+//   (`T::STORAGE`, which is also the kind `T` is registered with and keeps: only movable
+//   kinds change). The plan takes every slot's kind from the registry, stored or not, so a table component's slot is never planned as sparse: an all-sparse plan has no
 //   table slot, and a table plan keeps each table slot's role in the table descriptor. Table
 //   chunks come only from tables matching that descriptor, so a required table slot is a
 //   column of the table (`Dense`) and an excluded one is not (`Absent`); a component no

@@ -200,8 +200,9 @@ unsafe impl<S: Storage> Storage for Traced<S> {
         self.inner.storage_kind(component, components)
     }
 
-    /// Forwarded; the trace does not record the move (its component table keeps each
-    /// component's declared kind, and a replay chooses its own layout).
+    /// Forwarded; the trace does not record the move (its component table keeps the kind
+    /// each component had when the trace first met it, and a replay chooses its own
+    /// layout).
     unsafe fn set_storage(
         &mut self,
         component: ComponentId,

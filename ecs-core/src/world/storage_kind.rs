@@ -15,8 +15,8 @@ use crate::storage::Storage;
 
 impl<S: Storage> World<S> {
     /// Where this world's backend keeps `T`'s values; `None` before `T` is registered. The
-    /// archetype backend answers [`StorageKind::Table`] and the sparse one
-    /// [`StorageKind::Sparse`] for every component; the hybrid answers each component's
+    /// archetype backend answers [`StorageKind::Table`], and the sparse and array backends
+    /// [`StorageKind::Sparse`], for every component; the hybrid answers each component's
     /// declared kind, or the kind [`World::set_storage`] moved it to.
     ///
     /// ```
@@ -54,8 +54,9 @@ impl<S: Storage> World<S> {
     ///
     /// # Errors
     /// [`EcsError::Storage`], with nothing moved, when the backend keeps every component in
-    /// one kind of storage (archetype, sparse), when `T` is not movable, or when an owning
-    /// group holds `T` and `kind` is tables (dissolve the group first).
+    /// one kind of storage (archetype, sparse, array), when `T` is not movable, or when an
+    /// owning group holds `T` and `kind` is tables (a group keeps only sparse components and
+    /// lasts as long as the world). `T` is registered either way.
     ///
     /// ```
     /// # use ecs_core::{World, Component, EcsError, StorageKind, testing::VecStorage};
@@ -75,7 +76,8 @@ impl<S: Storage> World<S> {
     }
 
     /// [`World::set_storage`] by component id: run-time components (always movable) and
-    /// named instances (movable when their type is; each instance moves on its own).
+    /// named instances (movable when their type is; each instance moves on its own, and one
+    /// registered after its type moved starts where the type is kept then).
     ///
     /// # Errors
     /// As [`World::set_storage`]; [`EcsError::UnknownComponent`] for an id this world did
@@ -148,6 +150,16 @@ mod tests {
         assert_eq!(world.set_storage::<Moving>(StorageKind::Table), Ok(()));
         assert_eq!(world.storage_kind::<Moving>(), Some(StorageKind::Table));
         assert_eq!(world.get::<Moving>(e), Some(&Moving(2)));
+    }
+
+    #[test]
+    fn the_stand_in_of_unregistered_types_never_moves() {
+        let mut world = World::<VecStorage>::new();
+        let stand_in = crate::component::UNSTORED;
+        let err = world
+            .set_storage_by_id(stand_in, StorageKind::Sparse)
+            .unwrap_err();
+        assert!(matches!(&err, EcsError::Storage { reason, .. } if reason.contains("movable")));
     }
 
     #[test]
