@@ -12,9 +12,11 @@
 //! dense arrays, each entity's sparse page and holder slot). **Commit** then moves entity
 //! after entity with the halves' own single-entity moves, which allocate nothing once room is
 //! reserved and run no user code (no value is dropped, no hook is called): nothing in it can
-//! fail. So a panic (an allocation failing) can only happen while preparing, when every
-//! value is still where it was; what preparing made (empty tables, spare capacity) holds
-//! nothing and changes no answer.
+//! fail. So a panic (a capacity overflow; running out of memory aborts the process) can
+//! only happen while preparing, when every value is still where it was; what preparing made
+//! (empty tables, an empty set, spare capacity) holds nothing and changes no answer. The
+//! spare capacity stays after the move, as it does after a despawn: a later move back, or
+//! the next build, reuses it.
 
 use std::ptr::NonNull;
 
@@ -49,7 +51,7 @@ impl HybridStorage {
                     return Err(EcsError::Storage {
                         component: components.info(component).name().to_owned(),
                         reason: "an owning group holds it, and a group keeps only sparse \
-                                 components: dissolve the group first"
+                                 components (a group lasts as long as the world)"
                             .to_owned(),
                     });
                 }
@@ -91,10 +93,11 @@ impl HybridStorage {
             let to = archetypes.remove_target(from, component);
             archetypes.reserve(to, count);
         }
-        fail_point("tables reserved");
+        step("tables reserved");
         self.sparse.reserve_for(component, &entities, components);
-        fail_point("set reserved");
+        step("set reserved");
         let scratch = Scratch::new(components, component);
+        step("commit begins");
         // Commit: from each table's last row, so no other row moves within the table.
         for &from in &holding {
             while let Some(&entity) = self.archetypes().table(from).entities().last() {
@@ -120,6 +123,7 @@ impl HybridStorage {
                 };
             }
         }
+        step("commit ends");
     }
 
     /// Every value of `component`'s set into its holder's row (see the module docs).
@@ -146,8 +150,9 @@ impl HybridStorage {
             let to = archetypes.add_target(TableId::new(index), component, components);
             archetypes.reserve(to, count);
         }
-        fail_point("tables reserved");
+        step("tables reserved");
         let scratch = Scratch::new(components, component);
+        step("commit begins");
         // Commit: from the set's end, so no other value moves within the set.
         for &entity in entities.iter().rev() {
             // SAFETY: the entity is in the set; `scratch` has room for one value of it,
@@ -165,6 +170,7 @@ impl HybridStorage {
                     .insert_new(entity, component, scratch.ptr, components)
             };
         }
+        step("commit ends");
     }
 }
 
@@ -188,23 +194,14 @@ impl Scratch {
     }
 }
 
-#[cfg(test)]
-thread_local! {
-    /// The preparation step at which the next move panics (tests of "never half-moved").
-    pub(crate) static FAIL_AT: std::cell::Cell<Option<&'static str>> =
-        const { std::cell::Cell::new(None) };
-}
-
-/// Panics at `step` when a test asked for it (see `FAIL_AT`); nothing otherwise.
+/// Marks a step of a move: what the tests hook to inject a failure or to count the
+/// allocations of the commit (`tests::step`); nothing outside tests.
 #[inline(always)]
-fn fail_point(step: &'static str) {
+fn step(name: &'static str) {
     #[cfg(test)]
-    if FAIL_AT.with(|f| f.get()) == Some(step) {
-        FAIL_AT.with(|f| f.set(None));
-        panic!("injected failure: {step}");
-    }
+    tests::step(name);
     #[cfg(not(test))]
-    let _ = step;
+    let _ = name;
 }
 
 #[cfg(test)]

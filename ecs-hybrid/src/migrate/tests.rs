@@ -1,10 +1,72 @@
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use ecs_core::component::{Component, ComponentDescriptor, StorageKind};
 use ecs_core::{Changed, EcsError, Entity, World};
 
-use super::FAIL_AT;
 use crate::HybridStorage;
+
+thread_local! {
+    /// The step at which the next move panics.
+    static FAIL_AT: Cell<Option<&'static str>> = const { Cell::new(None) };
+    /// Whether this thread is inside a move's commit.
+    static IN_COMMIT: Cell<bool> = const { Cell::new(false) };
+    /// Allocations this thread made inside commits.
+    static COMMIT_ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+/// The move's step hook (see `migrate::step`): panics where a test asked, and marks the
+/// commit for the allocation count.
+pub(super) fn step(name: &'static str) {
+    if FAIL_AT.with(|f| f.get()) == Some(name) {
+        FAIL_AT.with(|f| f.set(None));
+        panic!("injected failure: {name}");
+    }
+    match name {
+        "commit begins" => IN_COMMIT.with(|c| c.set(true)),
+        "commit ends" => IN_COMMIT.with(|c| c.set(false)),
+        _ => {}
+    }
+}
+
+/// Counts the allocations made inside a commit (the commit must make none).
+struct CountingInCommit;
+
+impl CountingInCommit {
+    fn note(&self) {
+        if IN_COMMIT.try_with(Cell::get).unwrap_or(false) {
+            COMMIT_ALLOCATIONS.with(|n| n.set(n.get() + 1));
+        }
+    }
+}
+
+// SAFETY: every call is forwarded to `System` unchanged; the counting touches only
+// `const`-initialised thread-locals without destructors, which allocate nothing.
+unsafe impl GlobalAlloc for CountingInCommit {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        self.note();
+        // SAFETY: forwarded contract.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded contract.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        self.note();
+        // SAFETY: forwarded contract.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        self.note();
+        // SAFETY: forwarded contract.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: CountingInCommit = CountingInCommit;
 
 #[derive(Debug, PartialEq, Clone, Copy)]
 struct Pos(f32);
@@ -264,4 +326,71 @@ fn relationships_survive_a_move() {
     world.despawn_recursive(parent).unwrap();
     assert!(!world.contains(entities[3]));
     assert_eq!(set_len::<Burning>(&world), 6);
+}
+
+#[test]
+fn a_component_never_stored_moves_and_is_spawned_where_it_was_sent() {
+    let mut world = HybridWorld::new();
+    world.register_component::<Burning>();
+    world.set_storage::<Burning>(StorageKind::Sparse).unwrap();
+    let e = world.spawn((Pos(1.0), Burning("new".into())));
+    assert_eq!(set_len::<Burning>(&world), 1);
+    assert_eq!(world.get::<Burning>(e), Some(&Burning("new".into())));
+    assert_eq!(joined(&mut world), vec![(1, "new".to_string())]);
+    world.storage().archetypes().assert_consistent();
+}
+
+#[test]
+fn a_join_driven_down_the_moved_set_finds_the_same_entities() {
+    let mut world = HybridWorld::new();
+    let entities: Vec<Entity> = (0..200).map(|i| world.spawn((Pos(i as f32),))).collect();
+    for &e in entities.iter().step_by(50) {
+        world.insert(e, Burning(format!("{e:?}"))).unwrap();
+    }
+    let mut added = world
+        .query_state::<&Burning, ecs_core::Added<Burning>>()
+        .unwrap();
+    assert_eq!(added.iter(&world).count(), 4);
+    let before = joined(&mut world);
+    // Four holders among 200 rows: the join walks the set once it is sparse.
+    world.set_storage::<Burning>(StorageKind::Sparse).unwrap();
+    assert_eq!(joined(&mut world), before);
+    let mut state = world.query_state::<(&Pos, &Burning), ()>().unwrap();
+    let walk = state.walk(&world);
+    assert_eq!(
+        walk.rows, 4,
+        "driven: the walk visits the set's four rows, {walk:?}"
+    );
+    assert_eq!(added.iter(&world).count(), 0, "a move is not an add");
+    world.set_storage::<Burning>(StorageKind::Table).unwrap();
+    assert_eq!(joined(&mut world), before);
+    assert_eq!(added.iter(&world).count(), 0, "a move is not an add");
+}
+
+#[test]
+fn a_commit_allocates_nothing() {
+    let (mut world, _) = world();
+    // More holders, in more tables, some rowless, and sets with holders kept.
+    for i in 0..300_u32 {
+        match i % 3 {
+            0 => world.spawn((Pos(i as f32), Burning(i.to_string()))),
+            1 => world.spawn((Burning(i.to_string()), Tag)),
+            _ => world.spawn((Pos(i as f32), Tag, Other)),
+        };
+    }
+    for kind in [StorageKind::Sparse, StorageKind::Table, StorageKind::Sparse] {
+        COMMIT_ALLOCATIONS.with(|n| n.set(0));
+        world.set_storage::<Burning>(kind).unwrap();
+        assert_eq!(COMMIT_ALLOCATIONS.with(Cell::get), 0, "moving to {kind:?}");
+    }
+    for kind in [StorageKind::Table, StorageKind::Sparse] {
+        COMMIT_ALLOCATIONS.with(|n| n.set(0));
+        world.set_storage::<Tag>(kind).unwrap();
+        assert_eq!(
+            COMMIT_ALLOCATIONS.with(Cell::get),
+            0,
+            "moving Tag to {kind:?}"
+        );
+    }
+    world.storage().archetypes().assert_consistent();
 }
