@@ -531,6 +531,55 @@ impl std::fmt::Debug for BlobVec {
     }
 }
 
+/// A heap buffer for one value of a run-time layout, freed on drop: where a value waits
+/// while it is moved by layout alone (the world's by-id API, a storage moving values between
+/// its halves). It never drops what it holds unless told to ([`ValueBuffer::drop_value`]).
+pub struct ValueBuffer {
+    pub(crate) ptr: NonNull<u8>,
+    layout: Layout,
+}
+
+impl ValueBuffer {
+    /// The buffer: room for one value of the layout, aligned for it.
+    #[inline]
+    pub fn ptr(&self) -> NonNull<u8> {
+        self.ptr
+    }
+
+    /// A buffer for one value of `layout` (no allocation for a zero-sized one).
+    pub fn new(layout: Layout) -> ValueBuffer {
+        let ptr = if layout.size() == 0 {
+            dangling(layout.align())
+        } else {
+            // SAFETY: the layout has non-zero size.
+            NonNull::new(unsafe { alloc::alloc(layout) })
+                .unwrap_or_else(|| alloc::handle_alloc_error(layout))
+        };
+        ValueBuffer { ptr, layout }
+    }
+
+    /// Drops the value held; the buffer is freed afterwards even if the drop panics.
+    ///
+    /// # Safety
+    /// The buffer holds an initialised value that `drop` is the drop function of.
+    pub unsafe fn drop_value(self, drop: Option<DropFn>) {
+        if let Some(drop) = drop {
+            // SAFETY: the buffer holds an initialised value of this drop function (caller);
+            // `self` is dropped afterwards (also on unwind), freeing the buffer.
+            unsafe { drop(self.ptr.as_ptr()) };
+        }
+    }
+}
+
+impl Drop for ValueBuffer {
+    fn drop(&mut self) {
+        if self.layout.size() != 0 {
+            // SAFETY: allocated in `new` with this non-zero-size layout.
+            unsafe { alloc::dealloc(self.ptr.as_ptr(), self.layout) };
+        }
+    }
+}
+
 /// A dangling pointer with the given alignment (what a zero-sized or empty buffer uses).
 #[inline]
 pub fn dangling(align: usize) -> NonNull<u8> {

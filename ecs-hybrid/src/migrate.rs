@@ -18,10 +18,8 @@
 //! spare capacity stays after the move, as it does after a despawn: a later move back, or
 //! the next build, reuses it.
 
-use std::ptr::NonNull;
-
 use ecs_archetype::table::TableId;
-use ecs_core::blob::BlobVec;
+use ecs_core::blob::ValueBuffer;
 use ecs_core::component::{ComponentId, Components, StorageKind};
 use ecs_core::entity::Entity;
 use ecs_core::EcsError;
@@ -96,7 +94,8 @@ impl HybridStorage {
         step("tables reserved");
         self.sparse.reserve_for(component, &entities, components);
         step("set reserved");
-        let scratch = Scratch::new(components, component);
+        // Where each value waits between the halves (it never drops what passes through).
+        let scratch = ValueBuffer::new(components.info(component).layout());
         step("commit begins");
         // Commit: from each table's last row, so no other row moves within the table.
         for &from in &holding {
@@ -106,7 +105,7 @@ impl HybridStorage {
                 let moved = unsafe {
                     self.tables
                         .archetypes_mut()
-                        .remove_into(entity, component, scratch.ptr)
+                        .remove_into(entity, component, scratch.ptr())
                 };
                 debug_assert!(moved, "a row of a table holding the component");
                 // SAFETY: the entity is held by the world and, as a table component's
@@ -117,7 +116,7 @@ impl HybridStorage {
                         &mut self.sparse,
                         entity,
                         component,
-                        scratch.ptr,
+                        scratch.ptr(),
                         components,
                     )
                 };
@@ -151,46 +150,30 @@ impl HybridStorage {
             archetypes.reserve(to, count);
         }
         step("tables reserved");
-        let scratch = Scratch::new(components, component);
+        // Where each value waits between the halves (it never drops what passes through).
+        let scratch = ValueBuffer::new(components.info(component).layout());
         step("commit begins");
         // Commit: from the set's end, so no other value moves within the set.
         for &entity in entities.iter().rev() {
             // SAFETY: the entity is in the set; `scratch` has room for one value of it,
             // outside the set and the tables.
             let moved = unsafe {
-                ecs_core::Storage::remove_into(&mut self.sparse, entity, component, scratch.ptr)
+                ecs_core::Storage::remove_into(&mut self.sparse, entity, component, scratch.ptr())
             };
             debug_assert!(moved, "an entity of the set");
             // SAFETY: the entity is held by the world and lacks `component` in the tables
             // (it was a sparse component until now); `scratch` holds the owned value, which
             // the table takes over.
             unsafe {
-                self.tables
-                    .archetypes_mut()
-                    .insert_new(entity, component, scratch.ptr, components)
+                self.tables.archetypes_mut().insert_new(
+                    entity,
+                    component,
+                    scratch.ptr(),
+                    components,
+                )
             };
         }
         step("commit ends");
-    }
-}
-
-/// Room for one value of a component, outside every table and set: where a value waits
-/// between leaving one half and entering the other. Never holds a value when dropped (each
-/// value put in is taken out at once), so it frees its buffer and drops nothing.
-struct Scratch {
-    ptr: NonNull<u8>,
-    _buffer: BlobVec,
-}
-
-impl Scratch {
-    fn new(components: &Components, component: ComponentId) -> Scratch {
-        let mut buffer = BlobVec::for_component(components.info(component));
-        buffer.reserve(1);
-        Scratch {
-            // The buffer's length stays 0: it never drops what passes through.
-            ptr: buffer.base_ptr(),
-            _buffer: buffer,
-        }
     }
 }
 

@@ -5,6 +5,7 @@ use std::alloc::Layout;
 use std::ptr::NonNull;
 
 use super::World;
+use crate::blob::ValueBuffer;
 use crate::bundle::BundleType;
 use crate::component::{ComponentId, ComponentInfo, Components};
 use crate::entity::Entity;
@@ -115,7 +116,7 @@ impl<S: Storage> World<S> {
             Some(slot) => {
                 // Move the old value aside before dropping it, so a panicking Drop cannot leave
                 // a dropped value in the storage.
-                let old = TempValue::new(info.layout());
+                let old = ValueBuffer::new(info.layout());
                 // SAFETY: `slot` holds the old initialised value; `old` is a disjoint buffer
                 // of the same layout; `value` is a valid new value (caller).
                 unsafe {
@@ -242,7 +243,7 @@ impl<S: Storage> World<S> {
             self.unindex(entity, id);
             return Ok(());
         }
-        let out = TempValue::new(info.layout());
+        let out = ValueBuffer::new(info.layout());
         // SAFETY: `out` is a disjoint buffer for one value of `id`.
         if !unsafe { self.storage.remove_into(entity, id, out.ptr) } {
             return Err(EcsError::MissingComponent {
@@ -289,7 +290,7 @@ impl<S: Storage> World<S> {
                 actual: bytes.len(),
             });
         }
-        let temp = TempValue::new(info.layout());
+        let temp = ValueBuffer::new(info.layout());
         // SAFETY: `temp` holds `bytes.len()` writable bytes, disjoint from `bytes`.
         unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), temp.ptr.as_ptr(), bytes.len()) };
         // SAFETY: plain data (no type, no drop) is valid for any initialised bytes; the value
@@ -682,7 +683,7 @@ impl<S: Storage> World<S> {
                 added += 1;
                 return;
             };
-            let old = TempValue::new(info.layout());
+            let old = ValueBuffer::new(info.layout());
             // SAFETY: `slot` holds the entity's initialised value of `id`; `old` is a
             // disjoint buffer of its layout; `value` is the bundle's value of `id`'s type
             // (the pointers follow the bundle's component ids), moved in here and forgotten
@@ -724,7 +725,7 @@ impl<S: Storage> World<S> {
 /// Values moved out of the storage, to drop once everything else is done: if one's `Drop`
 /// panics, the rest are still dropped while unwinding.
 #[derive(Default)]
-struct PendingDrops(Vec<(TempValue, Option<crate::component::DropFn>)>);
+struct PendingDrops(Vec<(ValueBuffer, Option<crate::component::DropFn>)>);
 
 impl PendingDrops {
     fn run(mut self) {
@@ -771,7 +772,7 @@ impl MadeValues {
         make: impl FnOnce(NonNull<u8>),
     ) {
         let info = components.info(id);
-        let buffer = TempValue::new(info.layout());
+        let buffer = ValueBuffer::new(info.layout());
         make(buffer.ptr);
         self.values.0.push((buffer, info.drop_fn()));
         self.ids.push(id);
@@ -796,7 +797,7 @@ impl<S: Storage> World<S> {
     ) -> Vec<ComponentId> {
         // Ownership passes to the storage with the call: from here on nothing drops the
         // values; the buffers are freed when this function returns (or unwinds).
-        let buffers: Vec<TempValue> = std::mem::take(&mut made.values.0)
+        let buffers: Vec<ValueBuffer> = std::mem::take(&mut made.values.0)
             .into_iter()
             .map(|(buffer, _)| buffer)
             .collect();
@@ -821,46 +822,5 @@ impl<S: Storage> World<S> {
             }
         }
         std::mem::take(&mut made.ids)
-    }
-}
-
-/// A heap buffer for one value of a run-time layout, freed on drop (values are moved through
-/// it by the by-id API).
-struct TempValue {
-    ptr: NonNull<u8>,
-    layout: Layout,
-}
-
-impl TempValue {
-    fn new(layout: Layout) -> TempValue {
-        let ptr = if layout.size() == 0 {
-            crate::blob::dangling(layout.align())
-        } else {
-            // SAFETY: the layout has non-zero size.
-            NonNull::new(unsafe { std::alloc::alloc(layout) })
-                .unwrap_or_else(|| std::alloc::handle_alloc_error(layout))
-        };
-        TempValue { ptr, layout }
-    }
-
-    /// Drops the value held; the buffer is freed afterwards even if the drop panics.
-    ///
-    /// # Safety
-    /// The buffer holds an initialised value that `drop` is the drop function of.
-    unsafe fn drop_value(self, drop: Option<crate::component::DropFn>) {
-        if let Some(drop) = drop {
-            // SAFETY: the buffer holds an initialised value of this drop function (caller);
-            // `self` is dropped afterwards (also on unwind), freeing the buffer.
-            unsafe { drop(self.ptr.as_ptr()) };
-        }
-    }
-}
-
-impl Drop for TempValue {
-    fn drop(&mut self) {
-        if self.layout.size() != 0 {
-            // SAFETY: allocated in `new` with this non-zero-size layout.
-            unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) };
-        }
     }
 }
