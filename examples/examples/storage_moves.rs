@@ -17,7 +17,7 @@
 use std::time::{Duration, Instant};
 
 use ecs::prelude::*;
-use examples::story::{median_time, Out, Size};
+use examples::story::{median_time, number_arg, Out, Size};
 
 #[derive(Component, Clone, Copy)]
 struct Position(f32, f32);
@@ -29,19 +29,6 @@ struct Velocity(f32, f32);
 #[derive(Component, Clone, Copy)]
 #[component(movable)]
 struct Heat(f32);
-
-/// `--entities N`, if given.
-fn entities_arg() -> Option<usize> {
-    let args: Vec<String> = std::env::args().collect();
-    let at = args.iter().position(|a| a == "--entities")?;
-    match args.get(at + 1).map(|n| n.parse()) {
-        Some(Ok(n)) => Some(n),
-        _ => {
-            eprintln!("--entities takes a number of entities");
-            std::process::exit(2);
-        }
-    }
-}
 
 /// The build phase: `rounds` times, every entity of `entities` gains `Heat` and loses it
 /// again.
@@ -103,7 +90,9 @@ fn heat_scattered(world: &mut World, entities: &[Entity]) {
 
 /// Runs the story at `size` and returns its output (printed as it goes when `echo`).
 pub fn run(size: Size, echo: bool) -> String {
-    let n = entities_arg().unwrap_or(size.pick(100_000, 2_000)).max(2);
+    let n = number_arg("--entities", "entities")
+        .unwrap_or(size.pick(100_000, 2_000))
+        .max(2);
     let mut out = Out::new(BACKEND, echo);
     let mut world = World::new();
     let entities = world

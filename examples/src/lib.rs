@@ -205,12 +205,18 @@ pub mod story {
     /// The number after `--frames`, if given (a simulation's length); exits with a message
     /// when what follows is not a number.
     pub fn frames_arg() -> Option<u32> {
+        number_arg("--frames", "frames")
+    }
+
+    /// The number after `flag` (`--entities`), if given; exits with a message naming
+    /// `what` when what follows is not a number.
+    pub fn number_arg<T: std::str::FromStr>(flag: &str, what: &str) -> Option<T> {
         let args: Vec<String> = std::env::args().collect();
-        let at = args.iter().position(|a| a == "--frames")?;
+        let at = args.iter().position(|a| a == flag)?;
         match args.get(at + 1).map(|n| n.parse()) {
             Some(Ok(n)) => Some(n),
             _ => {
-                eprintln!("--frames takes a number of frames");
+                eprintln!("{flag} takes a number of {what}");
                 std::process::exit(2);
             }
         }
